@@ -14,6 +14,9 @@ struct DiffLine {
     int old_line;   // 1-based line in the old text, 0 for inserts
     int new_line;   // 1-based line in the new text, 0 for deletes
     std::string text;  // without the newline
+    // The last line of its text has no trailing newline. "b" and "b\n" are different lines, so a diff
+    // of "a\nb\n" against "a\nb" deletes "b" and inserts "b" (missing_newline), as `diff -u` does.
+    bool missing_newline = false;
 };
 
 struct DiffHunk {
@@ -28,7 +31,9 @@ std::vector<DiffLine> diff_lines(std::string_view old_text, std::string_view new
 // Hunks with `context` lines of context around changes, as `diff -u` groups them.
 std::vector<DiffHunk> diff_hunks(std::string_view old_text, std::string_view new_text, int context = 3);
 
-// A unified diff text ("--- a\n+++ b\n@@ -l,s +l,s @@\n...").
+// A unified diff text ("--- a\n+++ b\n@@ -l,s +l,s @@\n..."), empty when the texts are equal. As in
+// `diff -u`, a count of 1 is left out ("@@ -3 +3 @@"), an empty range names the line before it
+// ("@@ -0,0 +1,2 @@"), and a line without a trailing newline is followed by "\ No newline at end of file".
 std::string unified_diff(std::string_view old_text, std::string_view new_text, std::string_view old_name,
                          std::string_view new_name, int context = 3);
 

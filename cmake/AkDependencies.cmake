@@ -1,6 +1,22 @@
 # Finds every third-party dependency once, so subdirectories only link targets.
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2)
+# libgit2: pkg-config where it exists (Debian), otherwise a plain library search under
+# CMAKE_PREFIX_PATH (the GPU machine has no libgit2 and maybe no pkg-config: scripts/fetch-gpu-deps.sh
+# unpacks Debian's packages into .deps/root, which is then given as a prefix).
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(LIBGIT2 QUIET IMPORTED_TARGET libgit2)
+endif()
+if(NOT TARGET PkgConfig::LIBGIT2)
+  find_path(AK_LIBGIT2_INCLUDE git2.h)
+  find_library(AK_LIBGIT2_LIBRARY NAMES git2 libgit2.so.1.5)
+  if(NOT AK_LIBGIT2_INCLUDE OR NOT AK_LIBGIT2_LIBRARY)
+    message(FATAL_ERROR "libgit2 not found. On Debian run scripts/setup.sh (installs libgit2-dev); elsewhere pass "
+                        "-DCMAKE_PREFIX_PATH=<prefix with include/git2.h and lib/libgit2.so>.")
+  endif()
+  add_library(PkgConfig::LIBGIT2 UNKNOWN IMPORTED)
+  set_target_properties(PkgConfig::LIBGIT2 PROPERTIES IMPORTED_LOCATION ${AK_LIBGIT2_LIBRARY}
+                        INTERFACE_INCLUDE_DIRECTORIES ${AK_LIBGIT2_INCLUDE})
+endif()
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
 

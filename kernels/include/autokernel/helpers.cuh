@@ -1,0 +1,101 @@
+// Small device helpers shared by the starter kernels (see kernels/README.md). Candidates may include
+// this header; it needs contract.cuh first (for ak_t and the float conversions).
+//
+// Every reduction here runs in a fixed order, so results are bitwise identical from run to run.
+#ifndef AUTOKERNEL_HELPERS_CUH
+#define AUTOKERNEL_HELPERS_CUH
+
+#ifndef AUTOKERNEL_CONTRACT_CUH
+#error "include <autokernel/contract.cuh> before <autokernel/helpers.cuh>"
+#endif
+
+#define AK_NEG_INF (-__int_as_float(0x7f800000))
+
+// ---- reductions ------------------------------------------------------------------------------------
+
+// Sum / max over aligned groups of WIDTH lanes of a warp (WIDTH a power of two, 1..32). Butterfly
+// exchange: every lane of a group ends with the same value (float + is commutative bit for bit).
+// All 32 lanes of the warp must call it.
+template <int WIDTH = 32>
+__device__ __forceinline__ float ak_warp_sum(float v) {
+    static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "WIDTH: power of two <= 32");
+#pragma unroll
+    for (int offset = WIDTH / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+template <int WIDTH = 32>
+__device__ __forceinline__ float ak_warp_max(float v) {
+    static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "WIDTH: power of two <= 32");
+#pragma unroll
+    for (int offset = WIDTH / 2; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+// Sum / max over groups of GROUP consecutive threads of a 1D block (GROUP a power of two; above 32 a
+// multiple of 32). Every thread of the block must call it (it may __syncthreads). `scratch` is shared
+// memory of at least blockDim.x / 32 floats; it is free again when the call returns. Every thread of a
+// group gets the same value.
+template <int GROUP, bool IS_MAX>
+__device__ __forceinline__ float ak_group_reduce(float v, float* scratch) {
+    static_assert(GROUP >= 1 && (GROUP & (GROUP - 1)) == 0, "GROUP must be a power of two");
+    if constexpr (GROUP <= 32) {
+        return IS_MAX ? ak_warp_max<GROUP>(v) : ak_warp_sum<GROUP>(v);
+    } else {
+        constexpr int WARPS = GROUP / 32;
+        v = IS_MAX ? ak_warp_max<32>(v) : ak_warp_sum<32>(v);
+        const int warp = threadIdx.x / 32;
+        if (threadIdx.x % 32 == 0) scratch[warp] = v;
+        __syncthreads();
+        const int first = warp / WARPS * WARPS;  // first warp of this thread's group
+        float r = scratch[first];
+#pragma unroll
+        for (int i = 1; i < WARPS; ++i) r = IS_MAX ? fmaxf(r, scratch[first + i]) : r + scratch[first + i];
+        __syncthreads();  // scratch may be reused right after
+        return r;
+    }
+}
+
+template <int GROUP>
+__device__ __forceinline__ float ak_group_sum(float v, float* scratch) {
+    return ak_group_reduce<GROUP, false>(v, scratch);
+}
+
+template <int GROUP>
+__device__ __forceinline__ float ak_group_max(float v, float* scratch) {
+    return ak_group_reduce<GROUP, true>(v, scratch);
+}
+
+// ---- vector loads and stores ------------------------------------------------------------------------
+
+// N consecutive elements moved as one load/store (N * sizeof(ak_t) bytes, which must be the alignment
+// of the address: check with ak_aligned before taking a vector path).
+template <int N>
+struct __align__(N * sizeof(ak_t)) ak_vec {
+    ak_t v[N];
+};
+
+// True when `p` may be read or written as ak_vec<N>.
+template <int N>
+__device__ __forceinline__ bool ak_aligned(const void* p) {
+    return reinterpret_cast<unsigned long long>(p) % (N * sizeof(ak_t)) == 0;
+}
+
+// Loads N elements at p (aligned as ak_vec<N>) as floats.
+template <int N>
+__device__ __forceinline__ void ak_load(const ak_t* p, float (&out)[N]) {
+    const ak_vec<N> v = *reinterpret_cast<const ak_vec<N>*>(p);
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = ak_to_float(v.v[i]);
+}
+
+// Stores N floats at p (aligned as ak_vec<N>), rounding to ak_t.
+template <int N>
+__device__ __forceinline__ void ak_store(ak_t* p, const float (&in)[N]) {
+    ak_vec<N> v;
+#pragma unroll
+    for (int i = 0; i < N; ++i) v.v[i] = ak_from_float(in[i]);
+    *reinterpret_cast<ak_vec<N>*>(p) = v;
+}
+
+#endif  // AUTOKERNEL_HELPERS_CUH

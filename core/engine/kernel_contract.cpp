@@ -1,0 +1,303 @@
+#include "engine/kernel_contract.h"
+
+#include "util/error.h"
+#include "util/text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+#ifndef AK_KERNELS_INCLUDE_DIR
+#error "AK_KERNELS_INCLUDE_DIR must be defined by the build (the source tree's kernels/include)"
+#endif
+#ifndef AK_CUDA_INCLUDE_DIR
+#define AK_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+
+namespace ak {
+
+namespace {
+
+constexpr std::string_view kMarker = "@autokernel";
+
+bool is_identifier(std::string_view s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_value_token(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
+    });
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// A cursor over one line that remembers absolute offsets into the source.
+struct Cursor {
+    std::string_view line;
+    std::size_t base = 0;  // offset of line[0] in the source
+    std::size_t pos = 0;
+
+    void skip_space() {
+        while (pos < line.size() && is_space(line[pos])) ++pos;
+    }
+    bool at_end() {
+        skip_space();
+        return pos >= line.size();
+    }
+    bool eat(char c) {
+        skip_space();
+        if (pos < line.size() && line[pos] == c) {
+            ++pos;
+            return true;
+        }
+        return false;
+    }
+    bool eat_word(std::string_view w) {
+        skip_space();
+        if (line.substr(pos, w.size()) != w) return false;
+        const std::size_t end = pos + w.size();
+        if (end < line.size() && !is_space(line[end])) return false;
+        pos = end;
+        return true;
+    }
+    // Characters up to whitespace or one of `stops`.
+    std::string_view token(std::string_view stops) {
+        skip_space();
+        const std::size_t start = pos;
+        while (pos < line.size() && !is_space(line[pos]) && stops.find(line[pos]) == std::string_view::npos) ++pos;
+        return line.substr(start, pos - start);
+    }
+    std::size_t absolute() const { return base + pos; }
+};
+
+// One tunable as parsed, with where its value sits in the source.
+struct ParsedTunable {
+    Tunable tunable;
+    std::size_t value_begin = 0;
+    std::size_t value_end = 0;
+};
+
+struct ParsedContract {
+    KernelContract contract;
+    std::vector<ParsedTunable> located;
+};
+
+std::string join_allowed(const std::vector<std::string>& allowed) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < allowed.size(); ++i) out += (i ? ", " : "") + allowed[i];
+    return out + "}";
+}
+
+// Parses the text after "tunable". Returns nullopt and appends to errors on a problem.
+std::optional<ParsedTunable> parse_tunable(Cursor& c, int line_no, std::vector<ContractError>& errors) {
+    auto fail = [&](std::string message) {
+        errors.push_back({line_no, std::move(message)});
+        return std::nullopt;
+    };
+    ParsedTunable p;
+    Tunable& t = p.tunable;
+    t.line = line_no;
+    t.name = std::string(c.token("={"));
+    if (t.name.empty()) return fail("tunable: expected a name after 'tunable'");
+    if (!is_identifier(t.name)) return fail("tunable: '" + t.name + "' is not a valid C identifier");
+    if (starts_with(t.name, "AK_"))
+        return fail("tunable " + t.name + ": names starting with AK_ are reserved for the kernel contract");
+    if (!c.eat('=')) return fail("tunable " + t.name + ": expected '=' and a value after the name");
+    c.skip_space();
+    p.value_begin = c.absolute();
+    t.value = std::string(c.token("{"));
+    p.value_end = c.absolute();
+    if (t.value.empty()) return fail("tunable " + t.name + ": expected a value after '='");
+    if (!is_value_token(t.value))
+        return fail("tunable " + t.name + ": value '" + t.value + "' may only contain letters, digits, '_', '.', '+', '-'");
+    if (!c.eat('{')) return fail("tunable " + t.name + ": expected '{' and the allowed values after the value");
+    const std::size_t close = c.line.find('}', c.pos);
+    if (close == std::string_view::npos) return fail("tunable " + t.name + ": missing '}' after the allowed values");
+    const auto list = c.line.substr(c.pos, close - c.pos);
+    c.pos = close + 1;
+    if (!trim(list).empty()) {
+        for (auto item : split(list, ',')) {
+            const auto v = trim(item);
+            if (!is_value_token(v))
+                return fail("tunable " + t.name + ": allowed value '" + std::string(v) + "' is empty or malformed");
+            if (std::find(t.allowed.begin(), t.allowed.end(), v) != t.allowed.end())
+                return fail("tunable " + t.name + ": allowed value " + std::string(v) + " is listed twice");
+            t.allowed.emplace_back(v);
+        }
+    }
+    if (t.allowed.empty()) return fail("tunable " + t.name + ": the list of allowed values is empty");
+    if (c.eat_word("tier")) {
+        const auto tier_text = c.token("-");
+        const auto tier = parse_int(tier_text);
+        if (!tier || *tier < 1 || *tier > 99)
+            return fail("tunable " + t.name + ": tier must be a whole number from 1 to 99, got '" + std::string(tier_text) + "'");
+        t.tier = static_cast<int>(*tier);
+    }
+    c.skip_space();
+    if (!c.at_end()) {
+        if (c.line.substr(c.pos, 2) != "--")
+            return fail("tunable " + t.name + ": unexpected '" + std::string(trim(c.line.substr(c.pos))) +
+                        "' (expected 'tier N' or '-- help')");
+        t.help = std::string(trim(c.line.substr(c.pos + 2)));
+    }
+    if (std::find(t.allowed.begin(), t.allowed.end(), t.value) == t.allowed.end())
+        return fail("tunable " + t.name + " = " + t.value + " is not in " + join_allowed(t.allowed));
+    return p;
+}
+
+ParsedContract parse(std::string_view source) {
+    ParsedContract out;
+    KernelContract& k = out.contract;
+    std::size_t start = 0;
+    int line_no = 0;
+    while (start <= source.size()) {
+        std::size_t end = source.find('\n', start);
+        if (end == std::string_view::npos) end = source.size();
+        ++line_no;
+        Cursor c{source.substr(start, end - start), start, 0};
+        c.skip_space();
+        if (c.line.substr(c.pos, 2) == "//") {
+            c.pos += 2;
+            c.skip_space();
+            if (c.line.substr(c.pos, kMarker.size()) == kMarker) {
+                c.pos += kMarker.size();
+                const auto keyword = c.token("");
+                if (keyword == "type") {
+                    const auto name = c.token("");
+                    const auto type = parse_kernel_type(name);
+                    if (name.empty()) {
+                        k.errors.push_back({line_no, "type: expected a kernel type name after 'type'"});
+                    } else if (!type) {
+                        std::string known;
+                        for (auto t : all_kernel_types()) known += (known.empty() ? "" : ", ") + std::string(to_string(t));
+                        k.errors.push_back({line_no, "type: unknown kernel type '" + std::string(name) + "' (known: " + known + ")"});
+                    } else if (!c.at_end()) {
+                        k.errors.push_back({line_no, "type: unexpected text after '" + std::string(name) + "'"});
+                    } else if (k.type) {
+                        k.errors.push_back({line_no, "type: declared again (first on line " + std::to_string(k.type_line) + ")"});
+                    } else {
+                        k.type = type;
+                        k.type_line = line_no;
+                    }
+                } else if (keyword == "tunable") {
+                    if (auto p = parse_tunable(c, line_no, k.errors)) {
+                        const auto dup = std::find_if(out.located.begin(), out.located.end(), [&](const ParsedTunable& q) {
+                            return q.tunable.name == p->tunable.name;
+                        });
+                        if (dup != out.located.end()) {
+                            k.errors.push_back({line_no, "tunable " + p->tunable.name + ": declared again (first on line " +
+                                                             std::to_string(dup->tunable.line) + ")"});
+                        } else {
+                            out.located.push_back(*p);
+                            k.tunables.push_back(p->tunable);
+                        }
+                    }
+                } else if (keyword.empty()) {
+                    k.errors.push_back({line_no, "@autokernel: expected 'type' or 'tunable'"});
+                } else {
+                    k.errors.push_back({line_no, "@autokernel: unknown keyword '" + std::string(keyword) +
+                                                     "' (expected 'type' or 'tunable')"});
+                }
+            }
+        }
+        if (end == source.size()) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string dtype_define(DType dtype) {
+    switch (dtype) {
+    case DType::fp16: return "-DAK_DTYPE_FP16";
+    case DType::bf16: return "-DAK_DTYPE_BF16";
+    case DType::fp32: return "-DAK_DTYPE_FP32";
+    default: break;
+    }
+    throw Error(ErrorKind::Usage, "kernels are not compiled for " + std::string(to_string(dtype)) +
+                                      " (use fp16, bf16 or fp32)");
+}
+
+}  // namespace
+
+const Tunable* KernelContract::find(std::string_view name) const {
+    for (const auto& t : tunables)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+std::string KernelContract::error_text(std::string_view source_name) const {
+    std::string out;
+    for (const auto& e : errors)
+        out += std::string(source_name) + ":" + std::to_string(e.line) + ": " + e.message + "\n";
+    return out;
+}
+
+KernelContract parse_contract(std::string_view source) { return parse(source).contract; }
+
+std::string set_tunable(std::string_view source, std::string_view name, std::string_view value) {
+    const ParsedContract p = parse(source);
+    if (!p.contract.ok())
+        throw Error(ErrorKind::Usage, "cannot set tunable " + std::string(name) + ": the contract has errors:\n" +
+                                          p.contract.error_text("source"));
+    const auto it = std::find_if(p.located.begin(), p.located.end(),
+                                 [&](const ParsedTunable& t) { return t.tunable.name == name; });
+    if (it == p.located.end()) {
+        std::string known;
+        for (const auto& t : p.located) known += (known.empty() ? "" : ", ") + t.tunable.name;
+        throw Error(ErrorKind::Usage, "no tunable named " + std::string(name) +
+                                          (known.empty() ? std::string(" (the source declares none)")
+                                                         : " (declared: " + known + ")"));
+    }
+    const auto& allowed = it->tunable.allowed;
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+        throw Error(ErrorKind::Usage, "tunable " + std::string(name) + " = " + std::string(value) + " is not in " +
+                                          join_allowed(allowed) + " (line " + std::to_string(it->tunable.line) + ")");
+    std::string out;
+    out.reserve(source.size() + value.size());
+    out.append(source.substr(0, it->value_begin));
+    out.append(value);
+    out.append(source.substr(it->value_end));
+    return out;
+}
+
+std::string nvrtc_arch(int cc_major, int cc_minor) {
+    std::string arch = "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
+    if (cc_major >= 9) arch += 'a';
+    return arch;
+}
+
+std::vector<std::string> nvrtc_options(const KernelContract& contract, DType dtype, std::string_view arch,
+                                       const std::vector<std::string>& include_dirs) {
+    if (!contract.ok())
+        throw Error(ErrorKind::Usage, "cannot compile: the @autokernel contract has errors:\n" + contract.error_text("source"));
+    std::vector<std::string> options;
+    options.push_back(dtype_define(dtype));
+    for (const auto& t : contract.tunables) options.push_back("-D" + t.name + "=" + t.value);
+    options.push_back("--std=c++17");
+    options.push_back("-default-device");
+    for (const auto& dir : include_dirs) options.push_back("-I" + dir);
+    options.push_back("--gpu-architecture=" + std::string(arch));
+    return options;
+}
+
+std::string kernels_include_dir() {
+    if (const char* env = std::getenv("AK_KERNELS_DIR"); env && *env) {
+        const std::filesystem::path dir(env);
+        // Accept both the kernels/ folder and kernels/include itself.
+        if (std::filesystem::exists(dir / "include" / "autokernel" / "contract.cuh")) return (dir / "include").string();
+        return dir.string();
+    }
+    return AK_KERNELS_INCLUDE_DIR;
+}
+
+std::string cuda_include_dir() {
+    if (const char* env = std::getenv("AK_CUDA_INCLUDE_DIR"); env && *env) return env;
+    return AK_CUDA_INCLUDE_DIR;
+}
+
+std::vector<std::string> default_include_dirs() { return {kernels_include_dir(), cuda_include_dir()}; }
+
+}  // namespace ak

@@ -1,0 +1,218 @@
+#include "engine/kernel_contract.h"
+
+#include "util/error.h"
+
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+using namespace ak;
+
+namespace {
+
+const char* kRmsnorm = R"(// An RMSNorm candidate.
+// @autokernel type rmsnorm
+// @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 -- threads per block
+//   @autokernel   tunable VEC=1{1,2,4,8} tier 2 -- elements per 16-byte load
+// @autokernel tunable USE_SHUFFLE = 1 {0, 1}
+#include <autokernel/contract.cuh>
+extern "C" __global__ void ak_kernel0(ak_rmsnorm_args a) {}
+)";
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string error_message(const KernelContract& c, std::size_t i = 0) {
+    return i < c.errors.size() ? c.errors[i].message : std::string("no error");
+}
+
+}  // namespace
+
+TEST(ParseContract, ReadsTypeAndTunablesWithTiersAndHelp) {
+    const auto c = parse_contract(kRmsnorm);
+    ASSERT_TRUE(c.ok()) << c.error_text("k.cu");
+    EXPECT_EQ(c.type, KernelType::RmsNorm);
+    EXPECT_EQ(c.type_line, 2);
+    ASSERT_EQ(c.tunables.size(), 3u);
+    const auto& block = c.tunables[0];
+    EXPECT_EQ(block.name, "BLOCK_THREADS");
+    EXPECT_EQ(block.value, "256");
+    EXPECT_EQ(block.allowed, (std::vector<std::string>{"64", "128", "256", "512", "1024"}));
+    EXPECT_EQ(block.tier, 1);
+    EXPECT_EQ(block.help, "threads per block");
+    EXPECT_EQ(block.line, 3);
+    const auto& vec = c.tunables[1];
+    EXPECT_EQ(vec.name, "VEC");
+    EXPECT_EQ(vec.value, "1");
+    EXPECT_EQ(vec.allowed.size(), 4u);
+    EXPECT_EQ(vec.tier, 2);
+    EXPECT_EQ(vec.line, 4);
+    EXPECT_EQ(c.tunables[2].tier, 4) << "tier defaults to 4";
+    EXPECT_EQ(c.tunables[2].help, "");
+    ASSERT_NE(c.find("VEC"), nullptr);
+    EXPECT_EQ(c.find("NOPE"), nullptr);
+}
+
+TEST(ParseContract, SourceWithoutAnnotationsIsEmptyAndOk) {
+    const auto c = parse_contract("extern \"C\" __global__ void k() {}\n// plain comment mentioning autokernel\n");
+    EXPECT_TRUE(c.ok());
+    EXPECT_TRUE(c.empty());
+}
+
+TEST(ParseContract, IgnoresAnnotationsOutsideLineComments) {
+    const auto c = parse_contract("/* @autokernel type softmax */\nint x; // @autokernel type reduce\n");
+    EXPECT_TRUE(c.empty());
+}
+
+TEST(ParseContract, ValueOutsideAllowedIsAnErrorOnItsLine) {
+    const auto c = parse_contract("\n\n// @autokernel tunable VEC = 3 {1, 2, 4, 8}\n");
+    ASSERT_EQ(c.errors.size(), 1u);
+    EXPECT_EQ(c.errors[0].line, 3);
+    EXPECT_EQ(error_message(c), "tunable VEC = 3 is not in {1, 2, 4, 8}");
+    EXPECT_TRUE(c.tunables.empty());
+    EXPECT_EQ(c.error_text("k.cu"), "k.cu:3: tunable VEC = 3 is not in {1, 2, 4, 8}\n");
+}
+
+TEST(ParseContract, MalformedAnnotationsNameTheProblem) {
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable 9LIVES = 1 {1}")).find("not a valid C identifier"),
+              std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable AK_DTYPE = 1 {1}")).find("reserved"), std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable X 1 {1}")).find("expected '='"), std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable X = 1 {1, 2")).find("missing '}'"), std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable X = 1 {}")).find("empty"), std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable X = 1 {1, 1}")).find("listed twice"), std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable X = 1 {1} tier zero")).find("tier must be"),
+              std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tunable X = 1 {1} fast")).find("unexpected 'fast'"),
+              std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel type gemm")).find("unknown kernel type 'gemm'"),
+              std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tuneable X = 1 {1}")).find("unknown keyword 'tuneable'"),
+              std::string::npos);
+}
+
+TEST(ParseContract, DuplicatesAreErrorsNamingTheFirstLine) {
+    const auto c = parse_contract("// @autokernel type reduce\n// @autokernel tunable X = 1 {1, 2}\n"
+                                  "// @autokernel tunable X = 2 {1, 2}\n// @autokernel type softmax\n");
+    ASSERT_EQ(c.errors.size(), 2u);
+    EXPECT_EQ(c.errors[0].line, 3);
+    EXPECT_NE(c.errors[0].message.find("first on line 2"), std::string::npos);
+    EXPECT_EQ(c.errors[1].line, 4);
+    EXPECT_EQ(c.type, KernelType::Reduce);
+    EXPECT_EQ(c.tunables.size(), 1u);
+}
+
+TEST(SetTunable, RewritesOnlyThatValue) {
+    const std::string source = kRmsnorm;
+    const std::string changed = set_tunable(source, "VEC", "8");
+    const auto c = parse_contract(changed);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c.find("VEC")->value, "8");
+    EXPECT_EQ(c.find("BLOCK_THREADS")->value, "256");
+    // Exactly one character differs: the value on line 4, layout untouched.
+    ASSERT_EQ(changed.size(), source.size());
+    std::size_t differences = 0;
+    for (std::size_t i = 0; i < source.size(); ++i) differences += source[i] != changed[i];
+    EXPECT_EQ(differences, 1u);
+    EXPECT_NE(changed.find("//   @autokernel   tunable VEC=8{1,2,4,8} tier 2"), std::string::npos);
+}
+
+TEST(SetTunable, HandlesValuesOfDifferentLength) {
+    const std::string changed = set_tunable(kRmsnorm, "BLOCK_THREADS", "1024");
+    EXPECT_NE(changed.find("BLOCK_THREADS = 1024 {64, 128, 256, 512, 1024} tier 1 -- threads per block"),
+              std::string::npos);
+    EXPECT_EQ(set_tunable(changed, "BLOCK_THREADS", "64").size() + 2, changed.size());
+}
+
+TEST(SetTunable, RejectsUnknownNamesAndValuesOutsideAllowed) {
+    try {
+        set_tunable(kRmsnorm, "VEC", "3");
+        FAIL() << "accepted VEC = 3";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Usage);
+        EXPECT_NE(std::string(e.what()).find("{1, 2, 4, 8}"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("line 4"), std::string::npos);
+    }
+    try {
+        set_tunable(kRmsnorm, "TILE", "3");
+        FAIL() << "accepted an undeclared tunable";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("declared: BLOCK_THREADS, VEC, USE_SHUFFLE"), std::string::npos);
+    }
+}
+
+TEST(NvrtcArch, HopperAndNewerGetTheArchSpecificTarget) {
+    EXPECT_EQ(nvrtc_arch(9, 0), "sm_90a");
+    EXPECT_EQ(nvrtc_arch(10, 0), "sm_100a");
+    EXPECT_EQ(nvrtc_arch(8, 6), "sm_86");
+    EXPECT_EQ(nvrtc_arch(7, 5), "sm_75");
+}
+
+TEST(NvrtcOptions, DefinesDtypeAndEveryTunable) {
+    const auto c = parse_contract(set_tunable(kRmsnorm, "VEC", "4"));
+    const auto options = nvrtc_options(c, DType::bf16, "sm_90a", {"/k/include", "/cuda/include"});
+    EXPECT_EQ(options.front(), "-DAK_DTYPE_BF16");
+    EXPECT_TRUE(contains(options, "-DBLOCK_THREADS=256"));
+    EXPECT_TRUE(contains(options, "-DVEC=4"));
+    EXPECT_TRUE(contains(options, "-DUSE_SHUFFLE=1"));
+    EXPECT_TRUE(contains(options, "--std=c++17"));
+    EXPECT_TRUE(contains(options, "-default-device"));
+    EXPECT_TRUE(contains(options, "-I/k/include"));
+    EXPECT_TRUE(contains(options, "-I/cuda/include"));
+    EXPECT_EQ(options.back(), "--gpu-architecture=sm_90a");
+    EXPECT_THROW(nvrtc_options(c, DType::tf32, "sm_90a", {}), Error);
+    EXPECT_THROW(nvrtc_options(parse_contract("// @autokernel tunable X = 5 {1}"), DType::fp16, "sm_90a", {}), Error);
+}
+
+TEST(KernelsIncludeDir, EnvironmentOverridesTheBuildTimeDefault) {
+    ::unsetenv("AK_KERNELS_DIR");
+    EXPECT_EQ(kernels_include_dir(), AK_TEST_KERNELS_INCLUDE_DIR);
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(kernels_include_dir()) / "autokernel" / "contract.cuh"));
+    // Pointing at the kernels/ folder resolves to its include/ folder.
+    const auto kernels = std::filesystem::path(AK_TEST_KERNELS_INCLUDE_DIR).parent_path();
+    ::setenv("AK_KERNELS_DIR", kernels.c_str(), 1);
+    EXPECT_EQ(kernels_include_dir(), (kernels / "include").string());
+    ::setenv("AK_KERNELS_DIR", "/elsewhere/include", 1);
+    EXPECT_EQ(kernels_include_dir(), "/elsewhere/include");
+    ::unsetenv("AK_KERNELS_DIR");
+}
+
+// The options really work with this machine's NVRTC: contract.cuh and cuda_fp16.h / cuda_bf16.h are
+// found, tunables arrive as macros, and sm_90a enables Hopper-only instructions (wgmma).
+class NvrtcCompile : public ::testing::TestWithParam<DType> {};
+
+TEST_P(NvrtcCompile, ContractOptionsCompileAHopperKernel) {
+    const std::string source = std::string(kRmsnorm) + R"(
+#if BLOCK_THREADS != 512 || VEC != 2
+#error "tunables did not arrive"
+#endif
+extern "C" __global__ void ak_kernel1(ak_rmsnorm_args a) {
+    asm volatile("wgmma.fence.sync.aligned;");
+    a.y[threadIdx.x] = ak_from_float(ak_to_float(a.x[threadIdx.x]) * 2.0f);
+}
+)";
+    const auto contract = parse_contract(set_tunable(set_tunable(source, "BLOCK_THREADS", "512"), "VEC", "2"));
+    ASSERT_TRUE(contract.ok());
+    const auto options = nvrtc_options(contract, GetParam(), nvrtc_arch(9, 0), default_include_dirs());
+    std::vector<const char*> raw;
+    for (const auto& o : options) raw.push_back(o.c_str());
+    nvrtcProgram program;
+    ASSERT_EQ(nvrtcCreateProgram(&program, source.c_str(), "candidate.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+    const auto rc = nvrtcCompileProgram(program, static_cast<int>(raw.size()), raw.data());
+    std::size_t log_size = 0;
+    nvrtcGetProgramLogSize(program, &log_size);
+    std::string log(log_size, '\0');
+    nvrtcGetProgramLog(program, log.data());
+    std::size_t cubin_size = 0;
+    nvrtcGetCUBINSize(program, &cubin_size);
+    nvrtcDestroyProgram(&program);
+    EXPECT_EQ(rc, NVRTC_SUCCESS) << log;
+    EXPECT_GT(cubin_size, 0u) << "expected machine code (cubin), not PTX";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernelDtypes, NvrtcCompile, ::testing::Values(DType::fp16, DType::bf16, DType::fp32),
+                         [](const auto& info) { return std::string(to_string(info.param)); });

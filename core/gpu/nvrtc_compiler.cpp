@@ -28,6 +28,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kVerbosePtxas = "--ptxas-options=-v";
+// NVRTC 13 reuses cubins from the driver's compute cache (~/.nv/ComputeCache) when libcuda is present;
+// ptxas then does not run and prints no resource lines. We keep our own cache (with the log), so
+// NVRTC's is switched off: every real compile reports its resources.
+constexpr std::string_view kNoNvrtcCache = "--no-cache";
 
 bool is_real_arch(std::string_view arch) {
     // sm_<digits> with an optional 'a' (arch-specific) or 'f' (family-specific) suffix.
@@ -84,7 +88,10 @@ void parse_log(const std::string& full_log, CompileResult& result) {
             continue;
         }
         result.ptxas_info += line + "\n";
+        if (line.find("Compile time") != std::string::npos || line.find("bytes gmem") != std::string::npos)
+            result.resources_reported = true;
         if (auto name = quoted_after(line, "Compiling entry function")) {
+            result.resources_reported = true;
             result.kernels.push_back(KernelResources{*name, demangle(*name)});
             entry = &result.kernels.back();
             properties_of.clear();
@@ -300,7 +307,8 @@ CompileResult NvrtcCompiler::compile(std::string_view source, std::string_view s
     std::vector<std::string> args{"--gpu-architecture=" + o.arch};
     for (const std::string& dir : include_dirs) args.push_back("-I" + dir);
     args.insert(args.end(), o.options.begin(), o.options.end());
-    if (std::find(args.begin(), args.end(), kVerbosePtxas) == args.end()) args.emplace_back(kVerbosePtxas);
+    for (std::string_view always : {kVerbosePtxas, kNoNvrtcCache})
+        if (std::find(args.begin(), args.end(), always) == args.end()) args.emplace_back(always);
     std::vector<const char*> argv;
     for (const std::string& a : args) argv.push_back(a.c_str());
 
@@ -311,7 +319,7 @@ CompileResult NvrtcCompiler::compile(std::string_view source, std::string_view s
     if (nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
         full_log.resize(log_size);
         nvrtcGetProgramLog(program, full_log.data());
-        full_log.resize(log_size - 1);  // drop the terminating NUL
+        while (!full_log.empty() && full_log.back() == '\0') full_log.pop_back();
     }
 
     CompileResult result;

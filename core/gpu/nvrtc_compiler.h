@@ -48,6 +48,9 @@ struct CompileResult {
     std::string log;                   // compiler messages (errors, warnings), ptxas' resource lines removed
     std::string ptxas_info;            // ptxas' resource lines
     std::vector<KernelResources> kernels;  // in the order ptxas reports them
+    // ptxas printed its resource report. False would mean `kernels` is unknown rather than empty
+    // (not expected: NVRTC's own cubin cache, which skips ptxas, is switched off with --no-cache).
+    bool resources_reported = false;
     std::vector<std::pair<std::string, std::string>> lowered_names;  // name expression -> mangled name
     std::string arch;
     std::string cache_key;             // 64 hex digits

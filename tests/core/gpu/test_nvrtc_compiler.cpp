@@ -115,6 +115,30 @@ TEST_F(NvrtcCompilerTest, ReportsSpillsUnderARegisterLimit) {
     EXPECT_GT(k->spill_load_bytes, 0);
 }
 
+TEST_F(NvrtcCompilerTest, RepeatedCompilesInOneProcessStillReportResources) {
+    // With a driver present, NVRTC 13 would answer a repeated compile from the driver's compute cache
+    // without running ptxas, and print no resource lines; the compiler switches that cache off.
+    NvrtcCompiler compiler(cache_);
+    CompileOptions o;
+    o.use_cache = false;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const CompileResult r = compiler.compile(kSharedAndStack, "staged.cu", o);
+        ASSERT_TRUE(r.ok) << r.log;
+        EXPECT_TRUE(r.resources_reported) << "attempt " << attempt;
+        ASSERT_NE(r.kernel("staged"), nullptr) << "attempt " << attempt;
+        EXPECT_EQ(r.kernel("staged")->shared_bytes, 4096);
+    }
+    EXPECT_EQ(compiler.stats().compiles, 3);
+}
+
+TEST_F(NvrtcCompilerTest, SourceWithoutKernelsReportsNoEntryPoints) {
+    NvrtcCompiler compiler(cache_);
+    const CompileResult r = compiler.compile("__device__ float twice(float x) { return 2 * x; }\n", "helpers.cu", {});
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_TRUE(r.resources_reported);
+    EXPECT_TRUE(r.kernels.empty());
+}
+
 TEST_F(NvrtcCompilerTest, BrokenKernelGivesALogNamingFileAndLine) {
     NvrtcCompiler compiler(cache_);
     const CompileResult r = compiler.compile(kBroken, "kernels/broken.cu", {});
@@ -157,6 +181,8 @@ TEST_F(NvrtcCompilerTest, SecondCompileIsAMemoryHitThenADiskHitInANewCompiler) {
         first = compiler.compile(kSharedAndStack, "staged.cu", {});
         ASSERT_TRUE(first.ok);
         EXPECT_EQ(first.cache_hit, CacheHit::none);
+        ASSERT_TRUE(first.resources_reported);
+        ASSERT_EQ(first.kernels.size(), 1u);
         second = compiler.compile(kSharedAndStack, "staged.cu", {});
         EXPECT_EQ(second.cache_hit, CacheHit::memory);
         EXPECT_EQ(compiler.stats().compiles, 1);
@@ -170,6 +196,7 @@ TEST_F(NvrtcCompilerTest, SecondCompileIsAMemoryHitThenADiskHitInANewCompiler) {
     EXPECT_EQ(third.cache_hit, CacheHit::disk);
     EXPECT_EQ(fresh.stats().compiles, 0);
     EXPECT_EQ(third.cubin, first.cubin);
+    EXPECT_TRUE(third.resources_reported);
     ASSERT_EQ(third.kernels.size(), 1u);
     EXPECT_EQ(third.kernels[0].shared_bytes, first.kernels[0].shared_bytes);
     EXPECT_EQ(third.kernels[0].registers, first.kernels[0].registers);

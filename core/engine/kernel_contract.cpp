@@ -11,9 +11,6 @@
 #ifndef AK_KERNELS_INCLUDE_DIR
 #error "AK_KERNELS_INCLUDE_DIR must be defined by the build (the source tree's kernels/include)"
 #endif
-#ifndef AK_CUDA_INCLUDE_DIR
-#define AK_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
-#endif
 
 namespace ak {
 
@@ -263,14 +260,7 @@ std::string set_tunable(std::string_view source, std::string_view name, std::str
     return out;
 }
 
-std::string nvrtc_arch(int cc_major, int cc_minor) {
-    std::string arch = "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
-    if (cc_major >= 9) arch += 'a';
-    return arch;
-}
-
-std::vector<std::string> nvrtc_options(const KernelContract& contract, DType dtype, std::string_view arch,
-                                       const std::vector<std::string>& include_dirs) {
+std::vector<std::string> contract_options(const KernelContract& contract, DType dtype) {
     if (!contract.ok())
         throw Error(ErrorKind::Usage, "cannot compile: the @autokernel contract has errors:\n" + contract.error_text("source"));
     std::vector<std::string> options;
@@ -278,6 +268,12 @@ std::vector<std::string> nvrtc_options(const KernelContract& contract, DType dty
     for (const auto& t : contract.tunables) options.push_back("-D" + t.name + "=" + t.value);
     options.push_back("--std=c++17");
     options.push_back("-default-device");
+    return options;
+}
+
+std::vector<std::string> nvrtc_options(const KernelContract& contract, DType dtype, std::string_view arch,
+                                       const std::vector<std::string>& include_dirs) {
+    std::vector<std::string> options = contract_options(contract, dtype);
     for (const auto& dir : include_dirs) options.push_back("-I" + dir);
     options.push_back("--gpu-architecture=" + std::string(arch));
     return options;
@@ -292,12 +288,5 @@ std::string kernels_include_dir() {
     }
     return AK_KERNELS_INCLUDE_DIR;
 }
-
-std::string cuda_include_dir() {
-    if (const char* env = std::getenv("AK_CUDA_INCLUDE_DIR"); env && *env) return env;
-    return AK_CUDA_INCLUDE_DIR;
-}
-
-std::vector<std::string> default_include_dirs() { return {kernels_include_dir(), cuda_include_dir()}; }
 
 }  // namespace ak

@@ -53,27 +53,20 @@ KernelContract parse_contract(std::string_view source);
 // Throws Error(Usage) when the contract has errors, `name` is not declared, or `value` is not allowed.
 std::string set_tunable(std::string_view source, std::string_view name, std::string_view value);
 
-// The NVRTC target for a GPU of compute capability major.minor: "sm_90a" for Hopper and newer (the
-// arch-specific variant, so wgmma / tcgen05 are available; we compile for exactly the detected GPU),
-// "sm_86" style below.
-std::string nvrtc_arch(int cc_major, int cc_minor);
+// The preprocessor and language options of one compile of a candidate:
+//   -DAK_DTYPE_FP16 (or _BF16 / _FP32), -D<NAME>=<value> per tunable, --std=c++17, -default-device.
+// Throws Error(Usage) when the contract has errors or for a dtype kernels are not compiled in.
+std::vector<std::string> contract_options(const KernelContract& contract, DType dtype);
 
-// NVRTC options for one compile of a candidate:
-//   -DAK_DTYPE_FP16 (or _BF16 / _FP32), -D<NAME>=<value> per tunable, --std=c++17, -default-device,
-//   -I<dir> per include dir, --gpu-architecture=<arch>.
-// `arch` as nvrtc_arch() returns it. Throws Error(Usage) for a dtype kernels are not compiled in.
+// Every NVRTC option for calling NVRTC directly: contract_options(), then -I<dir> per include dir,
+// then --gpu-architecture=<arch>. `arch` as gpu/nvrtc_compiler.h's arch_for(major, minor, true)
+// returns it ("sm_90a" on Hopper, so wgmma is available). Callers of NvrtcCompiler pass
+// contract_options() as CompileOptions::options and kernels_include_dir() as an include dir instead.
 std::vector<std::string> nvrtc_options(const KernelContract& contract, DType dtype, std::string_view arch,
                                        const std::vector<std::string>& include_dirs);
 
-// Where kernels/include lives: env AK_KERNELS_DIR (the kernels/ folder or its include/ folder) when
-// set, else the source tree's kernels/include this was built from.
+// Where kernels/include lives (autokernel/contract.cuh): env AK_KERNELS_DIR (the kernels/ folder or
+// its include/ folder) when set, else the source tree's kernels/include this was built from.
 std::string kernels_include_dir();
-
-// The CUDA toolkit's include dir (cuda_fp16.h, cuda_bf16.h; NVRTC 13 has no built-in copies): env
-// AK_CUDA_INCLUDE_DIR when set, else the toolkit CMake found at build time, else /usr/local/cuda/include.
-std::string cuda_include_dir();
-
-// {kernels_include_dir(), cuda_include_dir()}.
-std::vector<std::string> default_include_dirs();
 
 }  // namespace ak

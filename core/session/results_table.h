@@ -8,7 +8,9 @@
 // The file is UTF-8; a row with invalid UTF-8 is rejected with its line number.
 #include "session/experiment.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,9 +44,13 @@ struct ResultsFile {
 
 // Reads and validates a whole results.tsv. The header must match exactly (an error names the first
 // differing column). Complete rows must parse; only the final, unterminated line may be torn.
+// Row N (0-based, file line N + 2) must carry experiment number N; a mismatch is Error(BadFormat)
+// naming the line.
 ResultsFile read_results_file(const std::filesystem::path& path);
 
 // Reads rows appended after `offset` (as returned in bytes_read). Used by the GUI's file watcher.
+// `first_line_number` is the file line number of the first row after `offset`. Throws Error(Io)
+// when the file is now shorter than `offset` (it was replaced: read it whole again).
 ResultsFile read_results_tail(const std::filesystem::path& path, std::uintmax_t offset, int first_line_number);
 
 }  // namespace ak

@@ -39,6 +39,9 @@ struct NewExperiment {
     std::string parent_commit;
 };
 
+// Only one process writes a session at a time: a writable open() takes an advisory lock
+// (.git/autokernel-writer.lock, released when the process exits, kill -9 included) and throws
+// Error(ReadOnly) while another process holds it. Read-only opens take no lock.
 struct OpenOptions {
     bool read_only = false;  // never write (the GUI viewer opens read-only; repairs are then reported,
                              // not applied)
@@ -66,6 +69,11 @@ public:
 
     // True when `dir` looks like a session (session.json + .git), without opening it.
     static bool is_session(const std::filesystem::path& dir);
+
+    // "refs/autokernel/exp/<number>": the ref that keeps experiment `number` reachable.
+    static std::string experiment_ref(int number);
+    // "kernels/<name>.cu": where a kernel's source lives in the session.
+    static std::string kernel_file_of(const std::string& kernel_name);
 
     const std::filesystem::path& dir() const;
     const SessionInfo& info() const;

@@ -1,5 +1,6 @@
 #include "engine/kernel_contract.h"
 
+#include "gpu/nvrtc_compiler.h"
 #include "util/error.h"
 
 #include <gtest/gtest.h>
@@ -145,11 +146,12 @@ TEST(SetTunable, RejectsUnknownNamesAndValuesOutsideAllowed) {
     }
 }
 
-TEST(NvrtcArch, HopperAndNewerGetTheArchSpecificTarget) {
-    EXPECT_EQ(nvrtc_arch(9, 0), "sm_90a");
-    EXPECT_EQ(nvrtc_arch(10, 0), "sm_100a");
-    EXPECT_EQ(nvrtc_arch(8, 6), "sm_86");
-    EXPECT_EQ(nvrtc_arch(7, 5), "sm_75");
+TEST(ContractOptions, DtypeDefineTunablesAndLanguageOptions) {
+    const auto options = contract_options(parse_contract(kRmsnorm), DType::fp32);
+    EXPECT_EQ(options, (std::vector<std::string>{"-DAK_DTYPE_FP32", "-DBLOCK_THREADS=256", "-DVEC=1", "-DUSE_SHUFFLE=1",
+                                                 "--std=c++17", "-default-device"}));
+    EXPECT_EQ(contract_options(parse_contract(""), DType::fp16),
+              (std::vector<std::string>{"-DAK_DTYPE_FP16", "--std=c++17", "-default-device"}));
 }
 
 TEST(NvrtcOptions, DefinesDtypeAndEveryTunable) {
@@ -197,7 +199,9 @@ extern "C" __global__ void ak_kernel1(ak_rmsnorm_args a) {
 )";
     const auto contract = parse_contract(set_tunable(set_tunable(source, "BLOCK_THREADS", "512"), "VEC", "2"));
     ASSERT_TRUE(contract.ok());
-    const auto options = nvrtc_options(contract, GetParam(), nvrtc_arch(9, 0), default_include_dirs());
+    const auto options = nvrtc_options(contract, GetParam(), arch_for(9, 0, true),
+                                       {kernels_include_dir(), cuda_include_dir()});
+    EXPECT_EQ(options.back(), "--gpu-architecture=sm_90a");
     std::vector<const char*> raw;
     for (const auto& o : options) raw.push_back(o.c_str());
     nvrtcProgram program;

@@ -1,0 +1,388 @@
+#include "session/git_repository.h"
+
+#include "util/error.h"
+
+#include <git2.h>
+
+#include <mutex>
+
+namespace ak {
+namespace {
+
+namespace fs = std::filesystem;
+
+void ensure_libgit2_initialised() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        // Never shut down: objects may live until exit, and libgit2 keeps a reference count anyway.
+        if (git_libgit2_init() < 0) throw Error(ErrorKind::Git, "cannot initialise libgit2");
+        git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
+    });
+}
+
+// Throws Error naming `what` and libgit2's explanation when `rc` is an error code.
+void check(int rc, const std::string& what) {
+    if (rc >= 0) return;
+    const git_error* e = git_error_last();
+    std::string message = what + ": " + (e && e->message ? e->message : "libgit2 error " + std::to_string(rc));
+    throw Error(rc == GIT_ENOTFOUND ? ErrorKind::NotFound : ErrorKind::Git, std::move(message));
+}
+
+template <typename T, void (*Free)(T*)>
+struct Freer {
+    void operator()(T* p) const { Free(p); }
+};
+template <typename T, void (*Free)(T*)>
+using Owned = std::unique_ptr<T, Freer<T, Free>>;
+
+using RepositoryPtr = Owned<git_repository, git_repository_free>;
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using TreePtr = Owned<git_tree, git_tree_free>;
+using TreeEntryPtr = Owned<git_tree_entry, git_tree_entry_free>;
+using BlobPtr = Owned<git_blob, git_blob_free>;
+using ReferencePtr = Owned<git_reference, git_reference_free>;
+using IteratorPtr = Owned<git_reference_iterator, git_reference_iterator_free>;
+using SignaturePtr = Owned<git_signature, git_signature_free>;
+using TreeBuilderPtr = Owned<git_treebuilder, git_treebuilder_free>;
+using OdbPtr = Owned<git_odb, git_odb_free>;
+using DiffPtr = Owned<git_diff, git_diff_free>;
+using RevwalkPtr = Owned<git_revwalk, git_revwalk_free>;
+using ReflogPtr = Owned<git_reflog, git_reflog_free>;
+using RefdbPtr = Owned<git_refdb, git_refdb_free>;
+using IndexPtr = Owned<git_index, git_index_free>;
+
+std::string to_hex(const git_oid& oid) {
+    char buffer[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(buffer, sizeof buffer, &oid);
+    return buffer;
+}
+
+git_oid parse_oid(const std::string& id, const std::string& what) {
+    git_oid oid;
+    if (id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id.c_str()) < 0)
+        throw Error(ErrorKind::NotFound, what + ": '" + id + "' is not a 40-digit commit id");
+    return oid;
+}
+
+}  // namespace
+
+struct GitRepository::Impl {
+    RepositoryPtr repo;
+
+    CommitPtr lookup_commit(const std::string& id) const {
+        const git_oid oid = parse_oid(id, "looking up commit");
+        git_commit* commit = nullptr;
+        const int rc = git_commit_lookup(&commit, repo.get(), &oid);
+        if (rc == GIT_ENOTFOUND)
+            throw Error(ErrorKind::NotFound, "commit " + id + " is not in the repository " + work_dir());
+        check(rc, "looking up commit " + id);
+        return CommitPtr(commit);
+    }
+
+    TreePtr tree_of(const git_commit* commit, const std::string& id) const {
+        git_tree* tree = nullptr;
+        check(git_commit_tree(&tree, commit), "reading the tree of commit " + id);
+        return TreePtr(tree);
+    }
+
+    std::string work_dir() const {
+        const char* wd = git_repository_workdir(repo.get());
+        return wd ? wd : git_repository_path(repo.get());
+    }
+};
+
+GitRepository::GitRepository() : impl_(std::make_unique<Impl>()) {}
+GitRepository::~GitRepository() = default;
+GitRepository::GitRepository(GitRepository&&) noexcept = default;
+GitRepository& GitRepository::operator=(GitRepository&&) noexcept = default;
+
+GitRepository GitRepository::init(const fs::path& dir, const std::string& initial_branch) {
+    ensure_libgit2_initialised();
+    git_repository_init_options options;
+    check(git_repository_init_options_init(&options, GIT_REPOSITORY_INIT_OPTIONS_VERSION), "preparing git init");
+    options.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+    options.initial_head = initial_branch.c_str();
+    git_repository* repo = nullptr;
+    check(git_repository_init_ext(&repo, dir.c_str(), &options), "creating a git repository in " + dir.string());
+    GitRepository result;
+    result.impl_->repo.reset(repo);
+    return result;
+}
+
+GitRepository GitRepository::open(const fs::path& dir) {
+    ensure_libgit2_initialised();
+    git_repository* repo = nullptr;
+    check(git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+          "opening the git repository in " + dir.string());
+    GitRepository result;
+    result.impl_->repo.reset(repo);
+    return result;
+}
+
+fs::path GitRepository::work_dir() const { return impl_->work_dir(); }
+fs::path GitRepository::git_dir() const { return git_repository_path(impl_->repo.get()); }
+
+std::string GitRepository::write_blob(std::string_view bytes) {
+    git_oid oid;
+    check(git_blob_create_from_buffer(&oid, impl_->repo.get(), bytes.data(), bytes.size()), "writing a blob");
+    return to_hex(oid);
+}
+
+std::string GitRepository::hash_blob(std::string_view bytes) const {
+    git_oid oid;
+    check(git_odb_hash(&oid, bytes.data(), bytes.size(), GIT_OBJECT_BLOB), "hashing a blob");
+    return to_hex(oid);
+}
+
+bool GitRepository::has_object(const std::string& id) const {
+    git_oid oid;
+    if (id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id.c_str()) < 0) return false;
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
+    OdbPtr odb(raw);
+    return git_odb_exists(odb.get(), &oid) == 1;
+}
+
+bool GitRepository::has_commit(const std::string& id) const {
+    git_oid oid;
+    if (id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id.c_str()) < 0) return false;
+    git_commit* commit = nullptr;
+    const int rc = git_commit_lookup(&commit, impl_->repo.get(), &oid);
+    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) return false;
+    check(rc, "looking up commit " + id);
+    git_commit_free(commit);
+    return true;
+}
+
+std::string GitRepository::write_tree(const std::string& base_commit,
+                                      const std::vector<std::pair<std::string, std::string>>& files) {
+    git_repository* repo = impl_->repo.get();
+    TreePtr base;
+    if (base_commit.empty()) {
+        git_treebuilder* raw = nullptr;
+        check(git_treebuilder_new(&raw, repo, nullptr), "creating an empty tree");
+        TreeBuilderPtr builder(raw);
+        git_oid empty;
+        check(git_treebuilder_write(&empty, builder.get()), "writing an empty tree");
+        git_tree* tree = nullptr;
+        check(git_tree_lookup(&tree, repo, &empty), "reading the empty tree");
+        base.reset(tree);
+    } else {
+        const CommitPtr commit = impl_->lookup_commit(base_commit);
+        base = impl_->tree_of(commit.get(), base_commit);
+    }
+    std::vector<git_tree_update> updates(files.size());
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto& [path, content] = files[i];
+        check(git_blob_create_from_buffer(&updates[i].id, repo, content.data(), content.size()),
+              "writing the blob of " + path);
+        updates[i].action = GIT_TREE_UPDATE_UPSERT;
+        updates[i].filemode = GIT_FILEMODE_BLOB;
+        updates[i].path = path.c_str();
+    }
+    git_oid tree_id;
+    check(git_tree_create_updated(&tree_id, repo, base.get(), updates.size(), updates.data()),
+          "writing a tree based on " + (base_commit.empty() ? std::string("an empty tree") : base_commit));
+    return to_hex(tree_id);
+}
+
+std::string GitRepository::write_commit(const std::string& tree_id, const std::vector<std::string>& parents,
+                                        const std::string& message) {
+    git_repository* repo = impl_->repo.get();
+    git_signature* raw_signature = nullptr;
+    check(git_signature_now(&raw_signature, "AutoKernel Workbench", "workbench@autokernel.invalid"),
+          "creating the commit signature");
+    SignaturePtr signature(raw_signature);
+    const git_oid tree_oid = parse_oid(tree_id, "writing a commit");
+    git_tree* raw_tree = nullptr;
+    check(git_tree_lookup(&raw_tree, repo, &tree_oid), "looking up tree " + tree_id);
+    TreePtr tree(raw_tree);
+    std::vector<CommitPtr> parent_commits;
+    std::vector<const git_commit*> parent_pointers;
+    for (const std::string& parent : parents) {
+        parent_commits.push_back(impl_->lookup_commit(parent));
+        parent_pointers.push_back(parent_commits.back().get());
+    }
+    git_oid commit_id;
+    check(git_commit_create(&commit_id, repo, nullptr, signature.get(), signature.get(), nullptr, message.c_str(),
+                            tree.get(), parent_pointers.size(), parent_pointers.data()),
+          "writing a commit");
+    return to_hex(commit_id);
+}
+
+std::string GitRepository::commit_message(const std::string& commit) const {
+    const CommitPtr c = impl_->lookup_commit(commit);
+    const char* message = git_commit_message_raw(c.get());
+    return message ? message : "";
+}
+
+std::vector<std::string> GitRepository::commit_parents(const std::string& commit) const {
+    const CommitPtr c = impl_->lookup_commit(commit);
+    std::vector<std::string> parents;
+    for (unsigned i = 0; i < git_commit_parentcount(c.get()); ++i)
+        parents.push_back(to_hex(*git_commit_parent_id(c.get(), i)));
+    return parents;
+}
+
+std::int64_t GitRepository::commit_time(const std::string& commit) const {
+    const CommitPtr c = impl_->lookup_commit(commit);
+    return static_cast<std::int64_t>(git_commit_time(c.get()));
+}
+
+std::optional<std::string> GitRepository::blob_id_at(const std::string& commit, const std::string& path) const {
+    const CommitPtr c = impl_->lookup_commit(commit);
+    const TreePtr tree = impl_->tree_of(c.get(), commit);
+    git_tree_entry* raw = nullptr;
+    const int rc = git_tree_entry_bypath(&raw, tree.get(), path.c_str());
+    if (rc == GIT_ENOTFOUND) return std::nullopt;
+    check(rc, "looking up " + path + " in commit " + commit);
+    TreeEntryPtr entry(raw);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::nullopt;
+    return to_hex(*git_tree_entry_id(entry.get()));
+}
+
+std::optional<std::string> GitRepository::file_at(const std::string& commit, const std::string& path) const {
+    const auto id = blob_id_at(commit, path);
+    if (!id) return std::nullopt;
+    const git_oid oid = parse_oid(*id, "reading " + path);
+    git_blob* raw = nullptr;
+    check(git_blob_lookup(&raw, impl_->repo.get(), &oid), "reading " + path + " in commit " + commit);
+    BlobPtr blob(raw);
+    return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                       static_cast<std::size_t>(git_blob_rawsize(blob.get())));
+}
+
+std::vector<std::string> GitRepository::changed_files(const std::string& commit) const {
+    const CommitPtr c = impl_->lookup_commit(commit);
+    const TreePtr tree = impl_->tree_of(c.get(), commit);
+    TreePtr parent_tree;
+    if (git_commit_parentcount(c.get()) > 0) {
+        git_commit* raw_parent = nullptr;
+        check(git_commit_parent(&raw_parent, c.get(), 0), "reading the parent of commit " + commit);
+        CommitPtr parent(raw_parent);
+        parent_tree = impl_->tree_of(parent.get(), to_hex(*git_commit_id(parent.get())));
+    }
+    git_diff* raw_diff = nullptr;
+    check(git_diff_tree_to_tree(&raw_diff, impl_->repo.get(), parent_tree.get(), tree.get(), nullptr),
+          "comparing commit " + commit + " with its parent");
+    DiffPtr diff(raw_diff);
+    std::vector<std::string> paths;
+    for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+        const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+        const git_diff_file& file = delta->status == GIT_DELTA_DELETED ? delta->old_file : delta->new_file;
+        paths.emplace_back(file.path);
+    }
+    return paths;
+}
+
+std::vector<std::string> GitRepository::all_commits() const {
+    git_repository* repo = impl_->repo.get();
+    git_revwalk* raw = nullptr;
+    check(git_revwalk_new(&raw, repo), "walking the history");
+    RevwalkPtr walk(raw);
+    check(git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME | GIT_SORT_REVERSE),
+          "walking the history");
+    bool pushed = false;
+    // Refs that do not point at commits (tags of blobs, say) are skipped.
+    std::vector<git_oid> starts;
+    {
+        git_reference_iterator* raw_it = nullptr;
+        check(git_reference_iterator_new(&raw_it, repo), "listing refs");
+        IteratorPtr it(raw_it);
+        git_reference* raw_ref = nullptr;
+        while (git_reference_next(&raw_ref, it.get()) == 0) {
+            ReferencePtr ref(raw_ref);
+            git_oid oid;
+            if (git_reference_name_to_id(&oid, repo, git_reference_name(ref.get())) == 0) starts.push_back(oid);
+        }
+    }
+    git_oid head;
+    if (git_reference_name_to_id(&head, repo, "HEAD") == 0) starts.push_back(head);
+    // Commits that `git reset` dropped from the branch are still in HEAD's reflog.
+    git_reflog* raw_log = nullptr;
+    if (git_reflog_read(&raw_log, repo, "HEAD") == 0) {
+        ReflogPtr log(raw_log);
+        for (std::size_t i = 0; i < git_reflog_entrycount(log.get()); ++i) {
+            const git_reflog_entry* entry = git_reflog_entry_byindex(log.get(), i);
+            const git_oid* id = git_reflog_entry_id_new(entry);
+            if (id && !git_oid_is_zero(id)) starts.push_back(*id);
+        }
+    }
+    for (const git_oid& oid : starts) {
+        git_commit* commit = nullptr;
+        if (git_commit_lookup(&commit, repo, &oid) != 0) continue;
+        git_commit_free(commit);
+        if (git_revwalk_push(walk.get(), &oid) == 0) pushed = true;
+    }
+    std::vector<std::string> commits;
+    if (!pushed) return commits;
+    git_oid oid;
+    int rc = 0;
+    while ((rc = git_revwalk_next(&oid, walk.get())) == 0) commits.push_back(to_hex(oid));
+    if (rc != GIT_ITEROVER) check(rc, "walking the history");
+    return commits;
+}
+
+std::optional<std::string> GitRepository::read_ref(const std::string& name) const {
+    git_oid oid;
+    const int rc = git_reference_name_to_id(&oid, impl_->repo.get(), name.c_str());
+    if (rc == GIT_ENOTFOUND) return std::nullopt;
+    check(rc, "reading ref " + name);
+    return to_hex(oid);
+}
+
+void GitRepository::set_ref(const std::string& name, const std::string& commit, bool force,
+                            const std::string& log_message) {
+    const git_oid oid = parse_oid(commit, "setting ref " + name);
+    git_reference* raw = nullptr;
+    const int rc = git_reference_create(&raw, impl_->repo.get(), name.c_str(), &oid, force ? 1 : 0,
+                                        log_message.c_str());
+    if (rc == GIT_EEXISTS)
+        throw Error(ErrorKind::Git, "ref " + name + " already exists (another writer?); not overwritten");
+    check(rc, "setting ref " + name + " to " + commit);
+    git_reference_free(raw);
+}
+
+void GitRepository::for_each_ref(
+    const std::string& prefix,
+    const std::function<void(const std::string& name, const std::string& commit)>& visit) const {
+    git_repository* repo = impl_->repo.get();
+    git_reference_iterator* raw_it = nullptr;
+    const std::string glob = prefix + "*";
+    check(git_reference_iterator_glob_new(&raw_it, repo, glob.c_str()), "listing refs " + glob);
+    IteratorPtr it(raw_it);
+    git_reference* raw_ref = nullptr;
+    int rc = 0;
+    while ((rc = git_reference_next(&raw_ref, it.get())) == 0) {
+        ReferencePtr ref(raw_ref);
+        const std::string name = git_reference_name(ref.get());
+        if (name.compare(0, prefix.size(), prefix) != 0) continue;
+        if (const git_oid* target = git_reference_target(ref.get())) {
+            visit(name, to_hex(*target));
+        } else {
+            git_oid oid;
+            check(git_reference_name_to_id(&oid, repo, name.c_str()), "resolving ref " + name);
+            visit(name, to_hex(oid));
+        }
+    }
+    if (rc != GIT_ITEROVER) check(rc, "listing refs " + glob);
+}
+
+void GitRepository::pack_refs() {
+    git_refdb* raw = nullptr;
+    check(git_repository_refdb(&raw, impl_->repo.get()), "opening the ref database");
+    RefdbPtr refdb(raw);
+    check(git_refdb_compress(refdb.get()), "packing refs");
+}
+
+void GitRepository::reset_index_to(const std::string& commit) {
+    const CommitPtr c = impl_->lookup_commit(commit);
+    const TreePtr tree = impl_->tree_of(c.get(), commit);
+    git_index* raw = nullptr;
+    check(git_repository_index(&raw, impl_->repo.get()), "opening the index");
+    IndexPtr index(raw);
+    check(git_index_read_tree(index.get(), tree.get()), "reading commit " + commit + " into the index");
+    check(git_index_write(index.get()), "writing the index");
+}
+
+}  // namespace ak

@@ -1,0 +1,328 @@
+// The evaluator on a real GPU, end to end through the client and the worker process: every starter
+// passes all five stages and is timed against its baseline; every planted fault gets its verdict
+// while this process survives, and the restarted worker then passes a good kernel; ceilings and
+// device description are plausible. Every test skips, with the reason, on a machine without a GPU.
+#include "engine/evaluation_protocol.h"
+#include "engine/evaluator/check_plan.h"
+#include "engine/evaluator_client.h"
+#include "engine/kernel_contract.h"
+#include "gpu/device_query.h"
+#include "util/durable_file.h"
+#include "util/error.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <set>
+
+namespace ak {
+namespace {
+
+// Empty when a GPU is usable, else why not.
+std::string no_gpu_reason() {
+    static const std::string reason = [] {
+        try {
+            if (query_devices().empty()) return std::string("the driver reports no device");
+            return std::string();
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+    }();
+    return reason;
+}
+
+#define SKIP_WITHOUT_GPU()                                                                                  \
+    do {                                                                                                    \
+        if (!no_gpu_reason().empty()) GTEST_SKIP() << "no CUDA driver/GPU on this machine: " << no_gpu_reason(); \
+    } while (0)
+
+// One client (one persistent worker, restarted after faults) for the whole suite, as the product uses it.
+EvaluatorClient& client() {
+    static EvaluatorClient* c = [] {
+        EvaluatorClientOptions o;
+        o.worker_path = AK_EVALUATOR_PATH;
+        o.start_timeout_s = 120;
+        return new EvaluatorClient(o);
+    }();
+    return *c;
+}
+
+std::string read_source(const std::string& path) { return read_file(path); }
+
+EvaluationRequest request_for(const std::string& path, double timeout_s = 300) {
+    EvaluationRequest r;
+    r.source = read_source(path);
+    r.source_name = path.substr(path.rfind('/') + 1);
+    const KernelContract contract = parse_contract(r.source);
+    if (!contract.type) throw Error(ErrorKind::BadFormat, path + " has no @autokernel type annotation");
+    r.type = *contract.type;
+    r.timeout_s = timeout_s;
+    return r;
+}
+
+std::string starter_path(KernelType t) { return std::string(AK_STARTERS_DIR) + "/" + std::string(to_string(t)) + ".cu"; }
+std::string fault_path(const std::string& name) { return std::string(AK_FAULTS_DIR) + "/" + name + ".cu"; }
+
+std::string explain(const EvaluationResult& r) { return summary_line(r) + "\n" + r.detail; }
+
+// A quick evaluation of a good kernel (small timing shape): the worker after a fault must pass it.
+void expect_worker_healthy() {
+    EvaluationRequest r = request_for(starter_path(KernelType::RmsNorm));
+    r.timing_shapes = {Shape{{256, 4096}}};
+    const EvaluationResult result = client().evaluate(r);
+    EXPECT_EQ(result.verdict, Verdict::Pass) << "the worker after the fault: " << explain(result);
+}
+
+// ---- starters ---------------------------------------------------------------------------------------
+
+class StarterPasses : public ::testing::TestWithParam<KernelType> {};
+
+TEST_P(StarterPasses, AllFiveStagesInEveryDtypeAndTimedAgainstTheBaseline) {
+    SKIP_WITHOUT_GPU();
+    const KernelType type = GetParam();
+    const EvaluationRequest req = request_for(starter_path(type));
+    ASSERT_EQ(req.type, type);
+    const EvaluationResult r = client().evaluate(req);
+    std::cout << "[starter] " << summary_line(r) << "  (wall " << r.wall_ms << " ms)\n";
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+
+    std::set<CheckStage> stages;
+    std::set<DType> dtypes;
+    for (const auto& c : r.checks) {
+        EXPECT_TRUE(c.passed) << c.detail;
+        EXPECT_TRUE(std::isfinite(c.max_abs_err)) << to_string(c.stage) << " " << to_string(c.shape);
+        EXPECT_TRUE(std::isfinite(c.norm_rel_err)) << to_string(c.stage) << " " << to_string(c.shape);
+        EXPECT_GT(c.tolerance, 0);
+        stages.insert(c.stage);
+        dtypes.insert(c.dtype);
+    }
+    EXPECT_EQ(stages.size(), 5u);
+    EXPECT_EQ(dtypes, (std::set<DType>{DType::fp16, DType::bf16, DType::fp32}));
+    ASSERT_EQ(r.compile.size(), 3u);
+    for (const auto& c : r.compile) EXPECT_TRUE(c.ok) << c.log;
+
+    const auto& info = kernel_type_info(type);
+    ASSERT_EQ(r.timing.size(), 2u);
+    EXPECT_EQ(r.timing[0].shape, info.large);
+    EXPECT_EQ(r.timing[1].shape, info.larger);
+    for (const auto& t : r.timing) {
+        EXPECT_GT(t.median_us, 0);
+        EXPECT_GE(t.iqr_us, 0);
+        EXPECT_GE(t.samples, 30);
+        EXPECT_FALSE(t.baseline_name.empty());
+        EXPECT_GT(t.baseline_median_us, 0) << "baseline row missing for " << to_string(t.shape);
+        EXPECT_GE(t.baseline_iqr_us, 0);
+        EXPECT_NEAR(t.speedup, t.baseline_median_us / t.median_us, 1e-9);
+        EXPECT_GT(t.tflops + t.gb_s, 0);
+        EXPECT_TRUE(t.bound == "memory" || t.bound == "compute") << t.bound;
+        EXPECT_TRUE(t.pct_copy_ceiling || t.pct_gemm_ceiling) << "no measured ceiling for " << to_string(t.shape);
+        if (t.pct_copy_ceiling) EXPECT_GT(*t.pct_copy_ceiling, 0);
+        if (t.pct_gemm_ceiling) EXPECT_GT(*t.pct_gemm_ceiling, 0);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, StarterPasses, ::testing::ValuesIn(all_kernel_types().begin(), all_kernel_types().end()),
+                         [](const ::testing::TestParamInfo<KernelType>& info) { return std::string(to_string(info.param)); });
+
+// ---- planted faults -----------------------------------------------------------------------------------
+
+TEST(PlantedFaults, RacyReductionFailsTheDeterminismStage) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("racy_reduce")));
+    ASSERT_EQ(r.verdict, Verdict::Fail) << explain(r);
+    ASSERT_TRUE(r.failed_stage);
+    EXPECT_EQ(*r.failed_stage, CheckStage::Determinism) << r.detail;
+    EXPECT_NE(r.detail.find("not deterministic"), std::string::npos) << r.detail;
+    EXPECT_TRUE(r.timing.empty()) << "a failed candidate must never be timed";
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, PartialWriteFailsOnUnwrittenElements) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("partial_write")));
+    ASSERT_EQ(r.verdict, Verdict::Fail) << explain(r);
+    EXPECT_NE(r.detail.find("never written"), std::string::npos) << r.detail;
+    EXPECT_TRUE(r.timing.empty());
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, OutOfBoundsWriteFailsNamingTheGuardRegion) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("oob_write")));
+    ASSERT_EQ(r.verdict, Verdict::Fail) << explain(r);
+    EXPECT_NE(r.detail.find("guard region after the output"), std::string::npos) << r.detail;
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, InfiniteLoopTimesOutAndTheWorkerIsReplaced) {
+    SKIP_WITHOUT_GPU();
+    const auto before = client().stats();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("infinite_loop"), 20));
+    ASSERT_EQ(r.verdict, Verdict::Timeout) << explain(r);
+    EXPECT_EQ(client().stats().worker_kills, before.worker_kills + 1);
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, IllegalAddressCrashesWithTheCudaErrorAndTheCallerSurvives) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("illegal_address")));
+    ASSERT_EQ(r.verdict, Verdict::Crash) << explain(r);
+    EXPECT_NE(r.detail.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << r.detail;
+    EXPECT_NE(r.detail.find("smoke"), std::string::npos) << "the stage should be named: " << r.detail;
+    EXPECT_TRUE(r.worker_exiting);
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, NanOutputFails) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("nan_output")));
+    ASSERT_EQ(r.verdict, Verdict::Fail) << explain(r);
+    EXPECT_NE(r.detail.find("NaN"), std::string::npos) << r.detail;
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, LayerNormIgnoringWeightAndBiasFailsAtTheFirstStage) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("layernorm_no_affine")));
+    ASSERT_EQ(r.verdict, Verdict::Fail) << explain(r);
+    ASSERT_TRUE(r.failed_stage);
+    EXPECT_EQ(*r.failed_stage, CheckStage::Smoke) << r.detail;
+    expect_worker_healthy();
+}
+
+TEST(PlantedFaults, BrokenSourceIsACompileErrorWithTheCompilersWords) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = client().evaluate(request_for(fault_path("broken")));
+    ASSERT_EQ(r.verdict, Verdict::CompileError) << explain(r);
+    EXPECT_NE(r.detail.find("n_cols"), std::string::npos) << r.detail;
+    ASSERT_FALSE(r.compile.empty());
+    EXPECT_FALSE(r.compile.back().ok);
+    EXPECT_NE(r.compile.back().log.find("broken.cu"), std::string::npos) << r.compile.back().log;
+}
+
+// ---- contract violations caught at load time -----------------------------------------------------------
+
+EvaluationRequest inline_rmsnorm(const std::string& launch, const std::string& kernel) {
+    EvaluationRequest r;
+    r.type = KernelType::RmsNorm;
+    r.source_name = "inline.cu";
+    r.source = "// @autokernel type rmsnorm\n#include <autokernel/contract.cuh>\n" + launch + "\n" + kernel + "\n";
+    r.timeout_s = 120;
+    return r;
+}
+
+const char* kTrivialKernel =
+    "extern \"C\" __global__ void ak_kernel0(const ak_rmsnorm_args a) { if (a.rows < 0) a.y[0] = ak_from_float(0.f); }";
+
+TEST(ContractViolations, ABlockAboveTheDeviceLimitIsNamedByField) {
+    SKIP_WITHOUT_GPU();
+    const auto r = client().evaluate(inline_rmsnorm("AK_LAUNCH(0) = {AK_STAGE_KERNEL, 0, 2048, 1, 1, AK_GRID_ROWS, 1};", kTrivialKernel));
+    ASSERT_EQ(r.verdict, Verdict::CompileError) << explain(r);
+    EXPECT_NE(r.detail.find("ak_launch0.block_x = 2048"), std::string::npos) << r.detail;
+}
+
+TEST(ContractViolations, AMissingEntryPointIsNamed) {
+    SKIP_WITHOUT_GPU();
+    const auto r = client().evaluate(inline_rmsnorm("AK_LAUNCH(0) = {AK_STAGE_KERNEL, 0, 256, 1, 1, AK_GRID_ROWS, 1};",
+                                                    "extern \"C\" __global__ void other(const ak_rmsnorm_args a) {}"));
+    ASSERT_EQ(r.verdict, Verdict::CompileError) << explain(r);
+    EXPECT_NE(r.detail.find("no entry point ak_kernel0"), std::string::npos) << r.detail;
+}
+
+TEST(ContractViolations, AKernelTakingTheWrongArgumentStructIsNamed) {
+    SKIP_WITHOUT_GPU();
+    const auto r = client().evaluate(
+        inline_rmsnorm("AK_LAUNCH(0) = {AK_STAGE_KERNEL, 0, 256, 1, 1, AK_GRID_ROWS, 1};",
+                       "extern \"C\" __global__ void ak_kernel0(const ak_softmax_args a) { if (a.rows < 0) a.y[0] = ak_from_float(0.f); }"));
+    ASSERT_EQ(r.verdict, Verdict::CompileError) << explain(r);
+    EXPECT_NE(r.detail.find("ak_kernel0 takes a first parameter of"), std::string::npos) << r.detail;
+}
+
+TEST(ContractViolations, AnUnknownGridRuleIsNamed) {
+    SKIP_WITHOUT_GPU();
+    const auto r = client().evaluate(inline_rmsnorm("AK_LAUNCH(0) = {AK_STAGE_KERNEL, 0, 256, 1, 1, 42, 1};", kTrivialKernel));
+    ASSERT_EQ(r.verdict, Verdict::CompileError) << explain(r);
+    EXPECT_NE(r.detail.find("ak_launch0.grid = 42"), std::string::npos) << r.detail;
+}
+
+// ---- seeds, reference timing, ceilings, device ----------------------------------------------------------
+
+TEST(Evaluation, TheRequestSeedIsRecordedForEveryCase) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req = request_for(starter_path(KernelType::Softmax));
+    req.seed = 12345;
+    req.timing_shapes = {Shape{{1024, 1024}}};
+    const auto r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    EXPECT_EQ(r.seed, 12345u);
+    std::set<std::uint64_t> seeds;
+    for (const auto& c : r.checks) seeds.insert(c.seed);
+    EXPECT_EQ(seeds.size(), r.checks.size()) << "every case draws its own inputs";
+    EXPECT_EQ(r.checks.front().seed, eval::case_seed(12345, CheckStage::Smoke, 0));
+}
+
+TEST(Evaluation, AReferenceSourceIsTimedInTheSameRun) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req = request_for(starter_path(KernelType::RmsNorm));
+    req.reference_source = req.source;
+    req.timing_shapes = {kernel_type_info(KernelType::RmsNorm).large};
+    const auto r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_TRUE(r.reference_compile);
+    EXPECT_TRUE(r.reference_compile->ok) << r.reference_compile->log;
+    ASSERT_EQ(r.reference_timing.size(), 1u);
+    ASSERT_EQ(r.timing.size(), 1u);
+    EXPECT_GT(r.reference_timing[0].median_us, 0);
+    // The same kernel timed interleaved with itself: the medians agree within 15 %.
+    EXPECT_NEAR(r.reference_timing[0].median_us / r.timing[0].median_us, 1.0, 0.15)
+        << r.timing[0].median_us << " us vs " << r.reference_timing[0].median_us << " us";
+    EXPECT_EQ(r.reference_timing[0].baseline_median_us, r.timing[0].baseline_median_us);
+}
+
+TEST(Evaluation, CeilingsArePositiveAndPlausible) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req;
+    req.op = RequestOp::Ceilings;
+    req.timeout_s = 300;
+    const auto r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_TRUE(r.ceilings);
+    std::cout << "[ceilings] " << r.detail << "\n";
+    ASSERT_GE(r.ceilings->copy_gb_s.size(), 5u);
+    for (const auto& [bytes, gb_s] : r.ceilings->copy_gb_s) {
+        EXPECT_GT(gb_s, 50) << bytes;      // any GPU of the last decade copies faster
+        EXPECT_LT(gb_s, 20000) << bytes;   // no HBM is this fast yet
+    }
+    for (DType d : {DType::fp16, DType::bf16, DType::fp32}) {
+        ASSERT_TRUE(r.ceilings->gemm_tflops.count(d)) << to_string(d);
+        EXPECT_GT(r.ceilings->gemm_tflops.at(d), 1) << to_string(d);
+        EXPECT_LT(r.ceilings->gemm_tflops.at(d), 5000) << to_string(d);
+    }
+    // Tensor-core half precision beats fp32 without TF32 by far.
+    EXPECT_GT(r.ceilings->gemm_tflops.at(DType::bf16), 2 * r.ceilings->gemm_tflops.at(DType::fp32));
+    // Large copies reach at least as much as small ones (within noise).
+    EXPECT_GT(r.ceilings->copy_gb_s.rbegin()->second, 0.8 * r.ceilings->copy_gb_s.begin()->second);
+}
+
+TEST(Evaluation, DeviceDescriptionNamesTheGpuAndTheLibraries) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req;
+    req.op = RequestOp::Device;
+    const auto r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_TRUE(r.device_info);
+    EXPECT_FALSE(r.device_info->name.empty());
+    EXPECT_GE(r.device_info->cc_major, 7);
+    EXPECT_GT(r.device_info->sm_count, 0);
+    EXPECT_GT(r.device_info->l2_mb, 0);
+    EXPECT_FALSE(r.device_info->torch_version.empty());
+    EXPECT_NE(r.device_info->cuda_runtime.find("libcuda="), std::string::npos) << r.device_info->cuda_runtime;
+    std::cout << "[device] " << r.device_info->name << ", driver " << r.device_info->driver_version << ", "
+              << r.device_info->cuda_runtime << "\n";
+}
+
+}  // namespace
+}  // namespace ak

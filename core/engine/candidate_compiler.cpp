@@ -11,7 +11,7 @@ namespace {
 
 std::string pad(std::string s, std::size_t width) {
     if (s.size() < width) s.append(width - s.size(), ' ');
-    return s + ' ';
+    return s + "  ";
 }
 
 std::string bytes(int n) { return std::to_string(n) + " B"; }

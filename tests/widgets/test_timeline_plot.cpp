@@ -259,12 +259,48 @@ private slots:
         QCOMPARE(plot.plot()->xAxis->range(), QCPRange(-1, 13));
     }
 
-    void xOnlyZoomAndDrag() {
+    void wheelZoomsXOnlyAndDoubleClickResets() {
         TimelinePlot plot;
-        QCOMPARE(plot.plot()->axisRect()->rangeZoom(), Qt::Horizontal);
-        QCOMPARE(plot.plot()->axisRect()->rangeDrag(), Qt::Horizontal);
-        QVERIFY(plot.plot()->interactions().testFlag(QCP::iRangeZoom));
-        QVERIFY(plot.plot()->interactions().testFlag(QCP::iRangeDrag));
+        plot.resize(800, 500);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setExperiments(session());
+        QCustomPlot* p = plot.plot();
+        p->replot();
+        const QCPRange x0 = p->xAxis->range();
+        const QCPRange y0 = p->yAxis->range();
+        const QPoint centre = p->axisRect()->rect().center();
+        QWheelEvent wheel(QPointF(centre), p->mapToGlobal(QPointF(centre)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(p, &wheel);
+        QVERIFY(p->xAxis->range().size() < x0.size());  // zoomed in on x
+        QCOMPARE(p->yAxis->range(), y0);                // y untouched
+
+        QTest::mouseDClick(p, Qt::LeftButton, Qt::NoModifier, QPoint(centre.x(), p->axisRect()->top() + 3));
+        QCOMPARE(p->xAxis->range(), x0);
+    }
+
+    void dragPansXOnly() {
+        TimelinePlot plot;
+        plot.resize(800, 500);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setExperiments(session());
+        QCustomPlot* p = plot.plot();
+        p->replot();
+        const QCPRange x0 = p->xAxis->range();
+        const QCPRange y0 = p->yAxis->range();
+        QSignalSpy clicked(&plot, &TimelinePlot::experimentClicked);
+        const QPoint from = p->axisRect()->rect().center();
+        QTest::mousePress(p, Qt::LeftButton, Qt::NoModifier, from);
+        QMouseEvent move(QEvent::MouseMove, QPointF(from + QPoint(100, 40)), p->mapToGlobal(QPointF(from + QPoint(100, 40))),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(p, &move);
+        QTest::mouseRelease(p, Qt::LeftButton, Qt::NoModifier, from + QPoint(100, 40));
+        QVERIFY(p->xAxis->range().lower < x0.lower);  // content moved right: the view shows lower numbers
+        QCOMPARE(p->xAxis->range().size(), x0.size());
+        QCOMPARE(p->yAxis->range(), y0);
+        QCOMPARE(clicked.count(), 0);  // a drag is not a click
     }
 
     // The budget is one frame at 60 Hz for a 10,000-experiment session. The shared test machine

@@ -1,0 +1,40 @@
+#pragma once
+// The command line of autokernel-workbench.
+//
+//   autokernel-workbench [SESSION]                 open SESSION (a session folder)
+//   autokernel-workbench --demo                    open the bundled demo session
+//   autokernel-workbench --screenshot OUT.png [SESSION] [--size 1600x1000]
+//                                                  render the window offscreen to OUT.png and exit
+//   autokernel-workbench --lang de|en              override the language (else setting, else locale)
+//   autokernel-workbench --version                 print the versions of everything and exit
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace ak {
+
+struct AppOptions {
+    bool showVersion = false;
+    bool showHelp = false;
+    bool demo = false;
+    QString sessionDir;        // positional SESSION ("" = none)
+    QString screenshotFile;    // --screenshot ("" = interactive)
+    QSize screenshotSize{1600, 1000};
+    QString language;          // --lang: "de", "en" or "" (not given)
+    QString error;             // non-empty: the command line is wrong; print it with the usage
+};
+
+// Parses argv (arguments()[0] is the program). Does not need a QCoreApplication.
+AppOptions parseAppOptions(const QStringList& arguments);
+QString appUsage();
+
+// True when `arguments` asks for something that needs no window (--version, --help): main() then
+// creates a QCoreApplication only, so these work without a display.
+bool wantsNoWindow(const QStringList& arguments);
+
+// Where the bundled demo session is: the source tree's resources/demo-session (developer build)
+// or <prefix>/share/autokernel-workbench/demo-session next to the installed binary. "" if neither
+// exists.
+QString demoSessionDir(const QString& applicationDir);
+
+}  // namespace ak

@@ -1,0 +1,237 @@
+#pragma once
+// The workbench window: a session's experiments as a filterable table (left), its history as a
+// timeline (right top) and the selected experiment's diff, source and details (right bottom).
+//
+// Selection is one thing shown in three places: clicking a table row or a plot point selects the
+// experiment everywhere, and its sources are fetched on the session worker (SessionLoader), newest
+// request only. A second experiment (ctrl-click a second row, or "Compare with…") feeds the
+// "Diff vs selected" tab. The session is followed live: rows another process records appear
+// without a reload (SessionWatcher -> Session::refresh() on the worker -> appendExperiments).
+//
+// Problems opening a session go to the message handler: a modal QMessageBox by default;
+// tests and --screenshot install their own so nothing blocks.
+#include "app/session_snapshot.h"
+#include "widgets/timeline_plot.h"
+
+#include <QHash>
+#include <QMainWindow>
+#include <QPointer>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+class QAction;
+class QActionGroup;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSplitter;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+class QDialog;
+class QPlainTextEdit;
+
+namespace ak {
+
+class DetailsPanel;
+class DiffView;
+class ExperimentFilterModel;
+class ExperimentTableModel;
+class SessionLoader;
+class SessionWatcher;
+class SourceView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // Receives every error meant for the user: a title and a message naming the problem.
+    using MessageHandler = std::function<void(const QString& title, const QString& message)>;
+
+    struct Options {
+        bool useSettings = true;     // read and write QSettings: layout, metric, recent sessions
+                                     // (off for screenshots and tests, which must be reproducible)
+        bool followLive = true;      // watch the session for experiments recorded by another process
+    };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(Options options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a session folder on the worker thread. sessionLoaded() or sessionFailed() follows.
+    void openSession(const QString& dir);
+    // Opens the session again from disk, keeping the selection.
+    void reload();
+    void setMessageHandler(MessageHandler handler);
+
+    // Selects an experiment everywhere (table row when visible, plot point, tabs). -1 clears.
+    void selectExperiment(int number);
+    // The experiment "Diff vs selected" compares the selection against. -1 clears.
+    void setCompareExperiment(int number);
+    int selectedExperiment() const { return m_selected; }
+    int compareExperiment() const { return m_compare; }
+    // The most interesting experiment to show first: the kept, passing experiment with the highest
+    // speed-up (else the newest one). nullopt for no session.
+    std::optional<int> bestKeptExperiment() const;
+
+    void setMetric(TimelinePlot::Metric metric);
+    void setFollowLive(bool follow);
+
+    // True when nothing is loading: no open in flight and the selection's sources are shown.
+    bool isSettled() const;
+    // Renders the window into a PNG file (what File ▸ Screenshot… and --screenshot do).
+    bool saveScreenshot(const QString& file, QString* error = nullptr);
+
+    // The loaded session (empty path when none).
+    QString sessionDir() const;
+    QString sessionName() const;
+    const std::vector<ak::Experiment>& experiments() const { return m_experiments; }
+    const ak::Experiment* experiment(int number) const;
+    QStringList sessionWarnings() const { return m_warnings; }
+    qint64 lastLoadMs() const { return m_lastLoadMs; }
+
+    // The parts, for tests and the benchmark.
+    QTableView* tableView() const { return m_table; }
+    ExperimentTableModel* tableModel() const { return m_model; }
+    ExperimentFilterModel* filterModel() const { return m_filter; }
+    TimelinePlot* timeline() const { return m_plot; }
+    DiffView* parentDiffView() const { return m_parentDiff; }
+    DiffView* compareDiffView() const { return m_compareDiff; }
+    SourceView* sourceView() const { return m_source; }
+    DetailsPanel* detailsPanel() const { return m_details; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QLineEdit* filterEdit() const { return m_filterEdit; }
+    QComboBox* kernelCombo() const { return m_kernelCombo; }
+    QCheckBox* outcomeCheckBox(ak::Outcome outcome) const;
+    QComboBox* metricCombo() const { return m_metricCombo; }
+    QLabel* countsLabel() const { return m_countsLabel; }
+    QToolButton* warningsButton() const { return m_warningsButton; }
+    SessionWatcher* watcher() const { return m_watcher; }
+
+    enum Tab { ParentDiffTab, CompareDiffTab, SourceTab, DetailsTab };
+
+signals:
+    void sessionLoaded(const QString& dir);
+    void sessionFailed(const QString& message);
+    void experimentsAppended(int count);
+    // The diff, source and details tabs show experiment `number` (its sources arrived).
+    void sourcesShown(int number);
+    void selectionChanged(int number);
+    // Nothing is loading any more (see isSettled()).
+    void settled();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildCentralWidget();
+    void buildStatusBar();
+    void restoreLayout();
+    void saveLayout();
+
+    void onOpened(ak::SnapshotPtr snapshot);
+    void onOpenFailed(quint64 requestId, const QString& dir, const QString& message);
+    void onRefreshed(const ak::SessionUpdate& update);
+    void onRefreshFailed(const QString& message);
+    void onSourcesReady(const ak::SourcesResult& result);
+    void onSessionChanged();
+
+    void onCurrentRowChanged();
+    void onTableSelectionChanged();
+    void onPlotClicked(int number);
+    void showTableContextMenu(const QPoint& pos);
+    void showHeaderContextMenu(const QPoint& pos);
+    void askCompareNumber();
+
+    void showExperiment(int number);
+    void changeFilter(const std::function<void()>& change);
+    void requestSources();
+    void updateCounts();
+    void updateKernelCombo();
+    void updateWarningsIndicator();
+    void showWarnings();
+    void updateTitle();
+    void fillRecentMenu();
+    void chooseSessionFolder();
+    void chooseScreenshotFile();
+    void chooseLanguage(const QString& language);
+    void showAbout();
+    void applyMetric(TimelinePlot::Metric metric);
+    void reportError(const QString& title, const QString& message);
+    void indexExperiments(std::size_t first);
+    void checkSettled();
+    QString experimentLabel(const ak::Experiment& e) const;
+
+    Options m_options;
+    MessageHandler m_messageHandler;
+
+    // Session state (GUI-thread copies).
+    SessionLoader* m_loader = nullptr;
+    SessionWatcher* m_watcher = nullptr;
+    SnapshotPtr m_snapshot;
+    std::vector<ak::Experiment> m_experiments;
+    QHash<int, std::size_t> m_indexOfNumber;
+    QStringList m_warnings;
+    QString m_pendingDir;
+    bool m_pendingIsReload = false;
+    bool m_reloadIsAutomatic = false;
+    int m_reselectAfterLoad = -1;
+    int m_recompareAfterLoad = -1;
+    qint64 m_lastLoadMs = 0;
+    qint64 m_openStartedMs = 0;
+
+    int m_selected = -1;
+    int m_compare = -1;
+    bool m_syncing = false;          // selection is being mirrored; ignore the echoes
+    quint64 m_sourcesPending = 0;    // request id of sources not yet shown
+    bool m_followLive = true;
+
+    // Widgets.
+    QSplitter* m_mainSplitter = nullptr;
+    QSplitter* m_rightSplitter = nullptr;
+    QLineEdit* m_filterEdit = nullptr;
+    QComboBox* m_kernelCombo = nullptr;
+    QHash<int, QCheckBox*> m_outcomeBoxes;
+    QTableView* m_table = nullptr;
+    ExperimentTableModel* m_model = nullptr;
+    ExperimentFilterModel* m_filter = nullptr;
+    TimelinePlot* m_plot = nullptr;
+    QComboBox* m_metricCombo = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    DiffView* m_parentDiff = nullptr;
+    QStackedWidget* m_compareStack = nullptr;
+    QLabel* m_compareHint = nullptr;
+    DiffView* m_compareDiff = nullptr;
+    SourceView* m_source = nullptr;
+    DetailsPanel* m_details = nullptr;
+
+    QLabel* m_pathLabel = nullptr;
+    QLabel* m_countsLabel = nullptr;
+    QLabel* m_loadLabel = nullptr;
+    QToolButton* m_warningsButton = nullptr;
+    QPointer<QDialog> m_warningsDialog;
+    QPlainTextEdit* m_warningsText = nullptr;
+
+    // Actions.
+    QAction* m_openAction = nullptr;
+    QAction* m_demoAction = nullptr;
+    QAction* m_reloadAction = nullptr;
+    QAction* m_screenshotAction = nullptr;
+    QAction* m_quitAction = nullptr;
+    QAction* m_followAction = nullptr;
+    QAction* m_resetPlotAction = nullptr;
+    QAction* m_compareAction = nullptr;
+    QAction* m_clearCompareAction = nullptr;
+    QAction* m_aboutAction = nullptr;
+    QActionGroup* m_metricGroup = nullptr;
+    QActionGroup* m_languageGroup = nullptr;
+    QMenu* m_recentMenu = nullptr;
+};
+
+}  // namespace ak

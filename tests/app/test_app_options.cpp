@@ -1,0 +1,96 @@
+// The command line of autokernel-workbench and where the demo session is looked for.
+#include "app/app_options.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ak;
+
+namespace {
+AppOptions parse(std::initializer_list<const char*> args)
+{
+    QStringList list{QStringLiteral("autokernel-workbench")};
+    for (const char* a : args)
+        list.append(QString::fromUtf8(a));
+    return parseAppOptions(list);
+}
+}  // namespace
+
+class TestAppOptions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void no_arguments_open_nothing()
+    {
+        const AppOptions o = parse({});
+        QVERIFY(o.error.isEmpty());
+        QVERIFY(o.sessionDir.isEmpty());
+        QVERIFY(o.screenshotFile.isEmpty());
+        QVERIFY(!o.demo && !o.showVersion && !o.showHelp);
+    }
+    void a_positional_argument_is_the_session()
+    {
+        const AppOptions o = parse({"/data/rmsnorm-session"});
+        QVERIFY(o.error.isEmpty());
+        QCOMPARE(o.sessionDir, QStringLiteral("/data/rmsnorm-session"));
+    }
+    void screenshot_takes_a_png_and_an_optional_session_in_any_order()
+    {
+        AppOptions o = parse({"--screenshot", "out.png", "/s"});
+        QVERIFY(o.error.isEmpty());
+        QCOMPARE(o.screenshotFile, QStringLiteral("out.png"));
+        QCOMPARE(o.sessionDir, QStringLiteral("/s"));
+        QCOMPARE(o.screenshotSize, QSize(1600, 1000));
+        o = parse({"/s", "--screenshot", "OUT.PNG", "--size", "800x600"});
+        QVERIFY(o.error.isEmpty());
+        QCOMPARE(o.screenshotSize, QSize(800, 600));
+    }
+    void screenshot_rejects_other_formats_and_missing_values()
+    {
+        QVERIFY(parse({"--screenshot", "out.jpg"}).error.contains(QStringLiteral(".png")));
+        QVERIFY(parse({"--screenshot"}).error.contains(QStringLiteral("--screenshot")));
+        QVERIFY(parse({"--size", "big"}).error.contains(QStringLiteral("big")));
+    }
+    void lang_accepts_de_and_en_only()
+    {
+        QCOMPARE(parse({"--lang", "de"}).language, QStringLiteral("de"));
+        QCOMPARE(parse({"--lang", "EN"}).language, QStringLiteral("en"));
+        const AppOptions o = parse({"--lang", "fr"});
+        QVERIFY(o.error.contains(QStringLiteral("fr")));
+    }
+    void unknown_options_and_two_sessions_are_errors()
+    {
+        QVERIFY(parse({"--frobnicate"}).error.contains(QStringLiteral("--frobnicate")));
+        const AppOptions o = parse({"/a", "/b"});
+        QVERIFY(o.error.contains(QStringLiteral("/a")) && o.error.contains(QStringLiteral("/b")));
+    }
+    void version_and_help_need_no_window()
+    {
+        QVERIFY(parse({"--version"}).showVersion);
+        QVERIFY(parse({"--demo"}).demo);
+        QVERIFY(wantsNoWindow({QStringLiteral("x"), QStringLiteral("--version")}));
+        QVERIFY(wantsNoWindow({QStringLiteral("x"), QStringLiteral("-h")}));
+        QVERIFY(!wantsNoWindow({QStringLiteral("x"), QStringLiteral("--demo")}));
+        QVERIFY(appUsage().contains(QStringLiteral("--screenshot")));
+    }
+    void the_demo_session_is_found_in_the_install_tree()
+    {
+        // A fake installation: <prefix>/bin and <prefix>/share/autokernel-workbench/demo-session.
+        QTemporaryDir prefix;
+        QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("bin")));
+        const QString bin = prefix.filePath(QStringLiteral("bin"));
+        const QString source = QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR);
+        if (QFileInfo(source).isDir()) {
+            // A developer checkout with a recorded demo: that one wins.
+            QCOMPARE(demoSessionDir(bin), QDir::cleanPath(source));
+            return;
+        }
+        QVERIFY(demoSessionDir(bin).isEmpty());
+        QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("share/autokernel-workbench/demo-session")));
+        QCOMPARE(demoSessionDir(bin), prefix.filePath(QStringLiteral("share/autokernel-workbench/demo-session")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAppOptions)
+#include "test_app_options.moc"

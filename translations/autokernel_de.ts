@@ -1,0 +1,799 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>OutcomeStyle</name>
+    <message>
+        <source>baseline</source>
+        <translation>Basis</translation>
+    </message>
+    <message>
+        <source>kept</source>
+        <translation>behalten</translation>
+    </message>
+    <message>
+        <source>reverted</source>
+        <translation>verworfen</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>PASS</source>
+        <extracomment>correctness value in results.tsv; may stay untranslated</extracomment>
+        <translation>BESTANDEN</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <extracomment>correctness value in results.tsv; may stay untranslated</extracomment>
+        <translation>FEHLERHAFT</translation>
+    </message>
+    <message>
+        <source>TIMEOUT</source>
+        <extracomment>correctness value in results.tsv; may stay untranslated</extracomment>
+        <translation>ZEITLIMIT</translation>
+    </message>
+    <message>
+        <source>CRASH</source>
+        <extracomment>correctness value in results.tsv; may stay untranslated</extracomment>
+        <translation>ABSTURZ</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>Rechenleistung</translation>
+    </message>
+</context>
+<context>
+    <name>ak::AppOptions</name>
+    <message>
+        <source>Usage: autokernel-workbench [options] [SESSION]
+
+Browse an AutoKernel session: every experiment, its metrics, its diff and its source.
+
+Options:
+  SESSION                 session folder to open
+  --demo                  open the bundled demo session
+  --screenshot FILE.png   render the window offscreen to FILE.png and exit
+  --size WIDTHxHEIGHT     screenshot size (default 1600x1000)
+  --lang de|en            language of the interface
+  --version               print versions and exit
+  --help                  print this help and exit
+</source>
+        <translation>Aufruf: autokernel-workbench [Optionen] [SITZUNG]
+
+Durchsucht eine AutoKernel-Sitzung: jedes Experiment, seine Messwerte, seinen Diff und seinen Quelltext.
+
+Optionen:
+  SITZUNG                 zu öffnender Sitzungsordner
+  --demo                  die mitgelieferte Demo-Sitzung öffnen
+  --screenshot DATEI.png  das Fenster ohne Bildschirm in DATEI.png zeichnen und beenden
+  --size BREITExHÖHE      Größe des Bildschirmfotos (Vorgabe 1600x1000)
+  --lang de|en            Sprache der Oberfläche
+  --version               Versionen ausgeben und beenden
+  --help                  diese Hilfe ausgeben und beenden
+</translation>
+    </message>
+    <message>
+        <source>%1 needs a value.</source>
+        <translation>%1 braucht einen Wert.</translation>
+    </message>
+    <message>
+        <source>--size expects WIDTHxHEIGHT, got “%1”.</source>
+        <translation>--size erwartet BREITExHÖHE, erhalten: „%1“.</translation>
+    </message>
+    <message>
+        <source>--lang expects de or en, got “%1”.</source>
+        <translation>--lang erwartet de oder en, erhalten: „%1“.</translation>
+    </message>
+    <message>
+        <source>Unknown option “%1”.</source>
+        <translation>Unbekannte Option „%1“.</translation>
+    </message>
+    <message>
+        <source>Only one session can be opened, got “%1” and “%2”.</source>
+        <translation>Es lässt sich nur eine Sitzung öffnen, angegeben wurden „%1“ und „%2“.</translation>
+    </message>
+    <message>
+        <source>--screenshot writes a PNG file; “%1” does not end in .png.</source>
+        <translation>--screenshot schreibt eine PNG-Datei; „%1“ endet nicht auf .png.</translation>
+    </message>
+</context>
+<context>
+    <name>ak::DetailsPanel</name>
+    <message>
+        <source>Experiment</source>
+        <translation>Experiment</translation>
+    </message>
+    <message>
+        <source>Run tag</source>
+        <translation>Lauf-Kennung</translation>
+    </message>
+    <message>
+        <source>Kernel type</source>
+        <translation>Kernel-Typ</translation>
+    </message>
+    <message>
+        <source>Kernel file</source>
+        <translation>Kernel-Datei</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Correctness</source>
+        <translation>Korrektheit</translation>
+    </message>
+    <message>
+        <source>Latency, median (µs)</source>
+        <translation>Latenz, Median (µs)</translation>
+    </message>
+    <message>
+        <source>Latency IQR (µs)</source>
+        <translation>Latenz-IQR (µs)</translation>
+    </message>
+    <message>
+        <source>Speedup vs PyTorch (×)</source>
+        <translation>Beschleunigung ggü. PyTorch (×)</translation>
+    </message>
+    <message>
+        <source>Throughput (TFLOP/s)</source>
+        <translation>Durchsatz (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Bandwidth (GB/s)</source>
+        <translation>Bandbreite (GB/s)</translation>
+    </message>
+    <message>
+        <source>Peak of the bound resource (%)</source>
+        <translation>Auslastung der begrenzenden Ressource (%)</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>Begrenzt durch</translation>
+    </message>
+    <message>
+        <source>Peak VRAM (MB)</source>
+        <translation>VRAM-Spitze (MB)</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>Started (UTC)</source>
+        <translation>Gestartet (UTC)</translation>
+    </message>
+    <message>
+        <source>Evaluation time (s)</source>
+        <translation>Auswertungsdauer (s)</translation>
+    </message>
+    <message>
+        <source>Commit</source>
+        <translation>Commit</translation>
+    </message>
+    <message>
+        <source>Parent commit</source>
+        <translation>Eltern-Commit</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>Einzelheiten</translation>
+    </message>
+    <message>
+        <source>No detail recorded</source>
+        <translation>Keine Einzelheiten aufgezeichnet</translation>
+    </message>
+    <message>
+        <source>No experiment selected</source>
+        <translation>Kein Experiment ausgewählt</translation>
+    </message>
+    <message>
+        <source>Experiment %1 · %2</source>
+        <translation>Experiment %1 · %2</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>(root commit)</source>
+        <translation>(Wurzel-Commit)</translation>
+    </message>
+</context>
+<context>
+    <name>ak::DiffView</name>
+    <message>
+        <source>Whole file</source>
+        <translation>Ganze Datei</translation>
+    </message>
+    <message numerus="yes">
+        <source>Show the whole file instead of only the changes with %n line(s) of context</source>
+        <translation>
+            <numerusform>Die ganze Datei zeigen statt nur der Änderungen mit %n Zeile Kontext</numerusform>
+            <numerusform>Die ganze Datei zeigen statt nur der Änderungen mit %n Zeilen Kontext</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no changes</source>
+        <translation>keine Änderungen</translation>
+    </message>
+    <message>
+        <source>+%1 −%2</source>
+        <translation>+%1 −%2</translation>
+    </message>
+</context>
+<context>
+    <name>ak::ExperimentTableModel</name>
+    <message>
+        <source>#</source>
+        <extracomment>column header: experiment number</extracomment>
+        <translation>Nr.</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Correctness</source>
+        <translation>Korrektheit</translation>
+    </message>
+    <message>
+        <source>Latency (µs)</source>
+        <translation>Latenz (µs)</translation>
+    </message>
+    <message>
+        <source>Speedup vs PyTorch</source>
+        <translation>Beschl. ggü. PyTorch</translation>
+    </message>
+    <message>
+        <source>TFLOP/s</source>
+        <translation>TFLOP/s</translation>
+    </message>
+    <message>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <source>% peak</source>
+        <translation>% Spitze</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>Begrenzt durch</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>Started (UTC)</source>
+        <translation>Gestartet (UTC)</translation>
+    </message>
+    <message>
+        <source>Duration (s)</source>
+        <translation>Dauer (s)</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>Median kernel latency in microseconds</source>
+        <translation>Median der Kernel-Latenz in Mikrosekunden</translation>
+    </message>
+    <message>
+        <source>Speed-up against the strongest PyTorch baseline (eager or torch.compile)</source>
+        <translation>Beschleunigung gegenüber der stärksten PyTorch-Referenz (eager oder torch.compile)</translation>
+    </message>
+    <message>
+        <source>Percent of the peak of the bound resource (compute or memory bandwidth)</source>
+        <translation>Prozent der Spitzenleistung der begrenzenden Ressource (Rechenleistung oder Speicherbandbreite)</translation>
+    </message>
+    <message>
+        <source>Whether the kernel is compute- or memory-bound</source>
+        <translation>Ob der Kernel durch Rechenleistung oder Speicher begrenzt ist</translation>
+    </message>
+    <message>
+        <source>Wall-clock time of the evaluation in seconds</source>
+        <translation>Gesamtdauer der Auswertung in Sekunden</translation>
+    </message>
+</context>
+<context>
+    <name>ak::KernelEditor</name>
+    <message>
+        <source>user edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One line recorded as the experiment&apos;s description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run my edit as the next experiment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revert edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throw the edit away and show the current best again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Description:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A newer best of %1 arrived (experiment %2). Your edit is kept; “Revert edit” loads the new best.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A newer best of %1 arrived. Your edit is kept; “Revert edit” loads the new best.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Submitted: your edit of %1 runs as the next experiment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run or revert your edit before switching kernels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The kernel whose current best is edited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit the source first: the unchanged best needs no new experiment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Evaluate the edited source as the next experiment of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>modified</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>current best (experiment %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>current best</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no kernel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ak::MainWindow</name>
+    <message>
+        <source>The demo session is not installed. It is expected in resources/demo-session of the source tree or in share/autokernel-workbench/demo-session of the installation.</source>
+        <translation>Die Demo-Sitzung ist nicht installiert. Sie wird in resources/demo-session des Quellbaums oder in share/autokernel-workbench/demo-session der Installation erwartet.</translation>
+    </message>
+    <message>
+        <source>No demo session</source>
+        <translation>Keine Demo-Sitzung</translation>
+    </message>
+    <message>
+        <source>&amp;Open Session…</source>
+        <translation>Sitzung ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>Open a session folder (session.json + git repository)</source>
+        <translation>Einen Sitzungsordner öffnen (session.json + Git-Repository)</translation>
+    </message>
+    <message>
+        <source>Open &amp;Demo Session</source>
+        <translation>&amp;Demo-Sitzung öffnen</translation>
+    </message>
+    <message>
+        <source>Open the demo session bundled with the workbench</source>
+        <translation>Die mit der Workbench gelieferte Demo-Sitzung öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation>&amp;Neu laden</translation>
+    </message>
+    <message>
+        <source>Save &amp;Screenshot…</source>
+        <translation>&amp;Bildschirmfoto speichern…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>System Default</source>
+        <translation>Systemvorgabe</translation>
+    </message>
+    <message>
+        <source>&amp;Follow Live Changes</source>
+        <translation>Live-Änderungen &amp;verfolgen</translation>
+    </message>
+    <message>
+        <source>Show experiments another process records while the session is open</source>
+        <translation>Experimente anzeigen, die ein anderer Prozess aufzeichnet, während die Sitzung offen ist</translation>
+    </message>
+    <message>
+        <source>Reset &amp;Plot View</source>
+        <translation>&amp;Diagrammansicht zurücksetzen</translation>
+    </message>
+    <message>
+        <source>&amp;Compare With…</source>
+        <translation>&amp;Vergleichen mit…</translation>
+    </message>
+    <message>
+        <source>Compare the selected experiment with another experiment</source>
+        <translation>Das ausgewählte Experiment mit einem anderen vergleichen</translation>
+    </message>
+    <message>
+        <source>C&amp;lear Comparison</source>
+        <translation>Vergleich &amp;aufheben</translation>
+    </message>
+    <message>
+        <source>&amp;About AutoKernel Workbench</source>
+        <translation>Ü&amp;ber AutoKernel Workbench</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>Timeline &amp;Metric</source>
+        <translation>&amp;Messgröße der Zeitleiste</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>&amp;Sprache</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>Filter by description, kernel, agent…</source>
+        <translation>Nach Beschreibung, Kernel, Agent filtern…</translation>
+    </message>
+    <message>
+        <source>All kernels</source>
+        <translation>Alle Kernels</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>Zeigen:</translation>
+    </message>
+    <message>
+        <source>&amp;Metric:</source>
+        <translation>&amp;Messgröße:</translation>
+    </message>
+    <message>
+        <source>Select two experiments to compare them: ctrl-click a second row in the table, or right-click an experiment and choose “Compare with”.</source>
+        <translation>Zwei Experimente auswählen, um sie zu vergleichen: eine zweite Tabellenzeile mit Strg-Klick wählen, oder ein Experiment mit der rechten Maustaste anklicken und „Vergleichen mit“ wählen.</translation>
+    </message>
+    <message>
+        <source>Compare With…</source>
+        <translation>Vergleichen mit…</translation>
+    </message>
+    <message>
+        <source>Diff vs parent</source>
+        <translation>Diff zum Eltern-Commit</translation>
+    </message>
+    <message>
+        <source>Diff vs selected</source>
+        <translation>Diff zum Vergleich</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Quelltext</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>Öffne %1…</translation>
+    </message>
+    <message>
+        <source>Reloading %1…</source>
+        <translation>Lade %1 neu…</translation>
+    </message>
+    <message>
+        <source>loaded in %1 ms</source>
+        <translation>geladen in %1 ms</translation>
+    </message>
+    <message>
+        <source>Reading and reconciling the session took %1 ms; showing it took %2 ms.</source>
+        <translation>Lesen und Abgleichen der Sitzung dauerte %1 ms, das Anzeigen %2 ms.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Session opened with %n warning(s).</source>
+        <translation>
+            <numerusform>Sitzung mit %n Warnung geöffnet.</numerusform>
+            <numerusform>Sitzung mit %n Warnungen geöffnet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot open session</source>
+        <translation>Sitzung lässt sich nicht öffnen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new experiment(s) recorded.</source>
+        <translation>
+            <numerusform>%n neues Experiment aufgezeichnet.</numerusform>
+            <numerusform>%n neue Experimente aufgezeichnet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Re-reading the session: %1</source>
+        <translation>Sitzung wird neu gelesen: %1</translation>
+    </message>
+    <message>
+        <source>Experiment %1 is hidden by the table&apos;s filters.</source>
+        <translation>Experiment %1 ist durch die Tabellenfilter ausgeblendet.</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>Nr. %1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>(no parent)</source>
+        <translation>(kein Eltern-Commit)</translation>
+    </message>
+    <message>
+        <source>parent %1</source>
+        <translation>Eltern-Commit %1</translation>
+    </message>
+    <message>
+        <source>Compare With</source>
+        <translation>Vergleichen mit</translation>
+    </message>
+    <message>
+        <source>Compare experiment %1 with experiment number:</source>
+        <translation>Experiment %1 vergleichen mit Experiment Nummer:</translation>
+    </message>
+    <message>
+        <source>No such experiment</source>
+        <translation>Experiment nicht vorhanden</translation>
+    </message>
+    <message>
+        <source>The session has no experiment %1.</source>
+        <translation>Die Sitzung hat kein Experiment %1.</translation>
+    </message>
+    <message>
+        <source>Compare #%1 with #%2</source>
+        <translation>Nr. %1 mit Nr. %2 vergleichen</translation>
+    </message>
+    <message>
+        <source>Show #%1</source>
+        <translation>Nr. %1 zeigen</translation>
+    </message>
+    <message>
+        <source>Copy Commit Hash</source>
+        <translation>Commit-Hash kopieren</translation>
+    </message>
+    <message>
+        <source>No session open</source>
+        <translation>Keine Sitzung geöffnet</translation>
+    </message>
+    <message>
+        <source>%1 experiments · %2 kept · %3 reverted · %4 failed</source>
+        <translation>%1 Experimente · %2 behalten · %3 verworfen · %4 fehlgeschlagen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warning(s)</source>
+        <translation>
+            <numerusform>%n Warnung</numerusform>
+            <numerusform>%n Warnungen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Session Warnings</source>
+        <translation>Warnungen zur Sitzung</translation>
+    </message>
+    <message>
+        <source>Repairs the session needs (the workbench opens sessions read-only and never changes them; run “autokernel repair” to apply them):</source>
+        <translation>Reparaturen, die die Sitzung braucht (die Workbench öffnet Sitzungen nur lesend und ändert sie nie; „autokernel repair“ führt sie aus):</translation>
+    </message>
+    <message>
+        <source>AutoKernel Workbench</source>
+        <translation>AutoKernel Workbench</translation>
+    </message>
+    <message>
+        <source>Open a session with File ▸ Open Session… (Ctrl+O)</source>
+        <translation>Eine Sitzung mit Datei ▸ Sitzung öffnen… (Strg+O) öffnen</translation>
+    </message>
+    <message>
+        <source>No recent sessions</source>
+        <translation>Keine zuletzt geöffneten Sitzungen</translation>
+    </message>
+    <message>
+        <source>Clear List</source>
+        <translation>Liste leeren</translation>
+    </message>
+    <message>
+        <source>Open Session</source>
+        <translation>Sitzung öffnen</translation>
+    </message>
+    <message>
+        <source>The window could not be rendered.</source>
+        <translation>Das Fenster ließ sich nicht zeichnen.</translation>
+    </message>
+    <message>
+        <source>Could not write “%1”.</source>
+        <translation>„%1“ ließ sich nicht schreiben.</translation>
+    </message>
+    <message>
+        <source>Save Screenshot</source>
+        <translation>Bildschirmfoto speichern</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png)</source>
+        <translation>PNG-Bilder (*.png)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>%1 gespeichert</translation>
+    </message>
+    <message>
+        <source>Screenshot failed</source>
+        <translation>Bildschirmfoto fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>The language changes the next time the workbench starts.</source>
+        <translation>Die Sprache wechselt beim nächsten Start der Workbench.</translation>
+    </message>
+    <message>
+        <source>About AutoKernel Workbench</source>
+        <translation>Über AutoKernel Workbench</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;AutoKernel Workbench %1&lt;/h3&gt;&lt;p&gt;Browse GPU-kernel optimization sessions: every experiment is a git commit.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Syntax highlighter&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;libgit2&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;h3&gt;AutoKernel Workbench %1&lt;/h3&gt;&lt;p&gt;Sitzungen der GPU-Kernel-Optimierung durchsuchen: jedes Experiment ist ein Git-Commit.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Syntaxhervorhebung&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;libgit2&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>ak::Screenshot</name>
+    <message>
+        <source>Timed out after %1 s waiting for the session to load.</source>
+        <translation>Nach %1 s Warten auf das Laden der Sitzung abgebrochen.</translation>
+    </message>
+    <message>
+        <source>The window is %1×%2, not the requested %3×%4 (too small?).</source>
+        <translation>Das Fenster ist %1×%2 groß statt der verlangten %3×%4 (zu klein?).</translation>
+    </message>
+</context>
+<context>
+    <name>ak::SessionLoader</name>
+    <message>
+        <source>“%1” is not an AutoKernel session (it needs session.json and a git repository).</source>
+        <translation>„%1“ ist keine AutoKernel-Sitzung (dazu gehören session.json und ein Git-Repository).</translation>
+    </message>
+    <message>
+        <source>Something the session “%1” refers to does not exist.</source>
+        <translation>Etwas, auf das die Sitzung „%1“ verweist, existiert nicht.</translation>
+    </message>
+    <message>
+        <source>The session “%1” has a malformed file.</source>
+        <translation>Die Sitzung „%1“ enthält eine fehlerhafte Datei.</translation>
+    </message>
+    <message>
+        <source>The session “%1” contains text that is not valid UTF-8.</source>
+        <translation>Die Sitzung „%1“ enthält Text, der kein gültiges UTF-8 ist.</translation>
+    </message>
+    <message>
+        <source>The session “%1” has no experiments.</source>
+        <translation>Die Sitzung „%1“ enthält keine Experimente.</translation>
+    </message>
+    <message>
+        <source>The git repository of the session “%1” could not be read.</source>
+        <translation>Das Git-Repository der Sitzung „%1“ ließ sich nicht lesen.</translation>
+    </message>
+    <message>
+        <source>The session “%1” could not be read.</source>
+        <translation>Die Sitzung „%1“ ließ sich nicht lesen.</translation>
+    </message>
+    <message>
+        <source>The session “%1” could not be opened.</source>
+        <translation>Die Sitzung „%1“ ließ sich nicht öffnen.</translation>
+    </message>
+    <message>
+        <source>Unknown error while reading new experiments.</source>
+        <translation>Unbekannter Fehler beim Lesen neuer Experimente.</translation>
+    </message>
+    <message>
+        <source>No session is open.</source>
+        <translation>Keine Sitzung geöffnet.</translation>
+    </message>
+    <message>
+        <source>Could not read the source of experiment %1: %2</source>
+        <translation>Der Quelltext von Experiment %1 ließ sich nicht lesen: %2</translation>
+    </message>
+    <message>
+        <source>Could not read the source of experiment %1.</source>
+        <translation>Der Quelltext von Experiment %1 ließ sich nicht lesen.</translation>
+    </message>
+</context>
+<context>
+    <name>ak::TimelinePlot</name>
+    <message>
+        <source>Experiment #</source>
+        <translation>Experiment Nr.</translation>
+    </message>
+    <message>
+        <source>running best</source>
+        <translation>bisher bestes</translation>
+    </message>
+    <message>
+        <source>reverted</source>
+        <translation>verworfen</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>kept</source>
+        <translation>behalten</translation>
+    </message>
+    <message>
+        <source>selected</source>
+        <translation>ausgewählt</translation>
+    </message>
+    <message>
+        <source>Speedup vs PyTorch (×)</source>
+        <translation>Beschleunigung ggü. PyTorch (×)</translation>
+    </message>
+    <message>
+        <source>Throughput (TFLOP/s)</source>
+        <translation>Durchsatz (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Latency (µs)</source>
+        <translation>Latenz (µs)</translation>
+    </message>
+    <message>
+        <source>Bandwidth (GB/s)</source>
+        <translation>Bandbreite (GB/s)</translation>
+    </message>
+    <message>
+        <source>running best (pick a kernel)</source>
+        <translation>bisher bestes (Kernel wählen)</translation>
+    </message>
+</context>
+</TS>

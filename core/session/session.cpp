@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <csignal>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -109,6 +110,28 @@ private:
     int fd_ = -1;
 };
 
+// True while another process holds the writer lock (a read-only viewer asks this).
+bool writer_active(const fs::path& git_dir) {
+    const int fd = ::open((git_dir / kWriterLockName).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool busy = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return busy;
+}
+
+// Staging folders of Session::create() whose process is gone (killed mid-create).
+void remove_abandoned_staging(const fs::path& parent, const std::string& name) {
+    std::error_code ec;
+    const std::string prefix = "." + name + ".creating-";
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        const std::string file = entry.path().filename().string();
+        if (!starts_with(file, prefix)) continue;
+        const auto pid = parse_int(std::string_view(file).substr(prefix.size(), file.find('-', prefix.size()) - prefix.size()));
+        if (pid && *pid > 0 && ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH)
+            fs::remove_all(entry.path(), ec);
+    }
+}
+
 // Experiment refs by number. Throws Error(BadFormat) when they are not 0..N-1 without gaps.
 std::vector<std::string> read_experiment_refs(const GitRepository& repo, std::vector<std::string>* warnings) {
     std::map<long long, std::string> by_number;
@@ -167,6 +190,7 @@ struct Session::Impl {
     WriterLock lock;
     std::uintmax_t results_offset = 0;  // bytes of results.tsv already read
     std::size_t file_rows = 0;          // rows of results.tsv within those bytes
+    std::string broken;                 // why record() must not continue (a failed results.tsv write)
 
     fs::path results_path() const { return dir / kResultsName; }
     std::string branch_ref() const { return "refs/heads/" + info.branch; }
@@ -224,6 +248,9 @@ struct Session::Impl {
 
     Experiment record(const NewExperiment& request, bool crash_hooks) {
         require_writable();
+        if (!broken.empty())
+            throw Error(ErrorKind::Io, "session " + dir.string() + ": " + broken + "; open the session again to "
+                                                                                 "repair it before recording more");
         const KernelEntry& entry = kernel(request.kernel_name);
         Experiment e = request.metrics;
         e.number = static_cast<int>(experiments.size());
@@ -247,7 +274,17 @@ struct Session::Impl {
         if (crash_hooks) crash_point(2);
         // 3. the results.tsv row
         const std::string row = format_results_row(e) + "\n";
-        append_durably(results_path(), row);
+        try {
+            append_durably(results_path(), row);
+        } catch (const Error& failure) {
+            // A partial row must not stay in front of later rows: cut the file back, and refuse further
+            // records until open() has rebuilt this experiment's row from its ref.
+            ::truncate(results_path().c_str(), static_cast<off_t>(results_offset));
+            broken = "writing experiment " + std::to_string(e.number) + "'s row failed (" + failure.what() +
+                     "); it is in git as " + experiment_ref(e.number);
+            throw Error(failure.kind(), "session " + dir.string() + ": " + broken +
+                                            " and its row will be rebuilt when the session is opened again");
+        }
         results_offset += row.size();
         ++file_rows;
         experiments.push_back(e);
@@ -308,6 +345,10 @@ struct Session::Impl {
         const bool fix = !read_only;
         const std::string would = fix ? "" : "(read-only: not applied) ";
         if (fix) remove_leftovers();
+        // A live writer may be between two steps of record(): the viewer sees the complete state
+        // (rebuilt in memory), but what is merely in flight is not reported as damage.
+        const bool live_writer = !fix && writer_active(repo->git_dir());
+        const std::size_t warnings_before = warnings.size();
 
         // results.tsv as it is on disk
         const fs::path results = results_path();
@@ -407,6 +448,8 @@ struct Session::Impl {
             break;
         }
 
+        if (live_writer) warnings.resize(warnings_before);
+
         // The work tree holds the branch's version of each kernel.
         for (const KernelEntry& k : info.kernels) {
             const std::string relative = kernel_file_of(k.name);
@@ -416,6 +459,7 @@ struct Session::Impl {
             std::optional<std::string> content;
             if (fs::exists(path, ec)) content = read_file(path);
             if (content && repo->hash_blob(*content) == *expected) continue;
+            if (live_writer) continue;  // probably being replaced right now
             if (!content || repo->has_object(repo->hash_blob(*content))) {
                 warnings.push_back(would + relative + (content ? " was an older version" : " was missing") +
                                    "; restored the branch's version");
@@ -478,6 +522,7 @@ Session Session::create(const fs::path& dir, SessionInfo info,
     const fs::path final_dir = fs::absolute(dir).lexically_normal();
     const fs::path parent = final_dir.parent_path();
     fs::create_directories(parent);
+    remove_abandoned_staging(parent, final_dir.filename().string());
     static std::atomic<unsigned> counter{0};
     const fs::path staging = parent / ("." + final_dir.filename().string() + ".creating-" +
                                        std::to_string(::getpid()) + "-" + std::to_string(counter++));

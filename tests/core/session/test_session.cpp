@@ -678,6 +678,55 @@ TEST(SessionOpen, SecondWriterIsRefusedButAViewerIsNot) {
     EXPECT_EQ(viewer.experiments().size(), 2u);
 }
 
+TEST(SessionOpen, ViewerDoesNotReportWhatALiveWriterIsStillWriting) {
+    TempDir tmp;
+    const fs::path dir = tmp / "s";
+    std::string full;
+    Session writer = make_two_kernel_session(dir);
+    writer.record(new_experiment("rms", source_for("rms", 1), Outcome::Kept, 30.0, "a"));
+    full = read_text(dir / "results.tsv");
+    // As between steps 2 and 3 of record(): the ref exists, the row is being appended.
+    replace_durably(dir / "results.tsv", full.substr(0, full.size() - 20));
+    {
+        Session viewer = Session::open(dir, OpenOptions{.read_only = true});
+        EXPECT_EQ(viewer.experiments().size(), 3u) << "the viewer sees the experiment";
+        EXPECT_TRUE(viewer.warnings().empty()) << all_warnings(viewer);
+    }
+    { Session stop_writing = std::move(writer); }
+    // With no writer alive, the same state is damage, and is reported.
+    Session viewer = Session::open(dir, OpenOptions{.read_only = true});
+    EXPECT_TRUE(any_warning_contains(viewer, "torn line")) << all_warnings(viewer);
+}
+
+TEST(SessionRecord, FailedResultsWriteStopsRecordingUntilReopened) {
+    TempDir tmp;
+    const fs::path dir = tmp / "s";
+    {
+        Session s = make_two_kernel_session(dir);
+        fs::rename(dir / "results.tsv", tmp / "saved.tsv");
+        fs::create_directories(dir / "results.tsv");  // appending to a folder fails
+        const Error e = error_of([&] { s.record(new_experiment("rms", "x", Outcome::Reverted, 1.0, "d")); });
+        EXPECT_TRUE(contains(e.what(), "refs/autokernel/exp/2")) << e.what();
+        const Error again = error_of([&] { s.record(new_experiment("rms", "y", Outcome::Reverted, 1.0, "e")); });
+        EXPECT_TRUE(contains(again.what(), "open the session again")) << again.what();
+    }
+    fs::remove(dir / "results.tsv");
+    fs::rename(tmp / "saved.tsv", dir / "results.tsv");
+    Session s = Session::open(dir);
+    EXPECT_EQ(s.experiments().size(), 3u);
+    EXPECT_TRUE(any_warning_contains(s, "lacked experiment 2")) << all_warnings(s);
+    EXPECT_EQ(s.record(new_experiment("rms", "y", Outcome::Reverted, 1.0, "e")).number, 3);
+}
+
+TEST(SessionCreate, RemovesStagingFoldersOfCreatesThatWereKilled) {
+    TempDir tmp;
+    // pid 2^22 + 1 is above Linux's pid_max limit, so no such process exists.
+    const fs::path abandoned = tmp / ".s.creating-4194305-0";
+    fs::create_directories(abandoned / ".git");
+    Session::create(tmp / "s", test_info(), {});
+    EXPECT_FALSE(fs::exists(abandoned));
+}
+
 // ---------------------------------------------------------------------------------------------
 // read-only
 // ---------------------------------------------------------------------------------------------
@@ -731,9 +780,9 @@ TEST(SessionReadOnly, UnwritableFolderOpensReadOnlyAndRecordThrows) {
 // ---------------------------------------------------------------------------------------------
 
 // Builds a 10,000-experiment session quickly: real commits with real trailers, written without
-// fsync (test only), then opens it and times open().
+// fsync (test only) and in RAM when /dev/shm exists, then opens it and times open().
 TEST(SessionPerformance, OpeningTenThousandExperimentsTakesWellUnderASecond) {
-    TempDir tmp;
+    TempDir tmp(fast_temp_base());
     const fs::path dir = tmp / "s";
     constexpr int kCount = 10000;
     {

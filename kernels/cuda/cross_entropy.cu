@@ -1,0 +1,119 @@
+// Cross-entropy starter: loss = mean over rows of (logsumexp(logits[r, :]) - logits[r, target[r]]).
+//
+// Two stages:
+//   ak_kernel0: ROWS_PER_BLOCK rows per block; each row's loss (fp32) goes to workspace[r]
+//               (workspace_bytes_per_row = 4). Three passes over the row: max, sum of exp(x - max),
+//               then loss = log(sum) + max - x[target]. Subtracting the max keeps large logits finite.
+//               A target outside [0, cols) gives a NaN loss rather than an out-of-bounds read.
+//   ak_kernel1: ONE block sums the per-row losses in a fixed order and writes the mean to *loss.
+// No atomics: the result is bitwise identical from run to run.
+//
+// @autokernel type cross_entropy
+// @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
+// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
+// @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
+// @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
+// @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
+#include <autokernel/contract.cuh>
+#include <autokernel/helpers.cuh>
+
+#ifndef BLOCK_THREADS
+#define BLOCK_THREADS 256
+#endif
+#ifndef ROWS_PER_BLOCK
+#define ROWS_PER_BLOCK 1
+#endif
+#ifndef MEAN_THREADS
+#define MEAN_THREADS 1024
+#endif
+#ifndef VEC
+#define VEC 1
+#endif
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+
+constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
+constexpr int kUnroll = UNROLL;
+static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
+static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
+              "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
+static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
+              "MEAN_THREADS: power of two, 32..1024");
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ BLOCK_THREADS, 1, 1,
+    /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
+    /* tile_m, tile_n */ 0, 0,
+    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* dynamic_smem_bytes */ 0,
+    /* cluster */ 0, 0, 0,
+    /* tma_box_rows */ {0, 0, 0},
+    /* tma_box_cols */ {0, 0, 0},
+    /* tma_swizzle */ AK_SWIZZLE_NONE,
+    /* workspace_bytes_per_row */ 4,  // one fp32 loss per row
+    /* workspace_bytes */ 0,
+};
+
+AK_LAUNCH(1) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ MEAN_THREADS, 1, 1,
+    /* grid */ AK_GRID_FIXED, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ 0, 0,
+    /* grid_x, grid_y, grid_z */ 1, 1, 1,
+};
+
+template <int V>
+__device__ __forceinline__ float row_loss(const ak_t* x, int cols, long long target, int lane, bool active,
+                                          float* scratch) {
+    const int chunks = active ? cols / V : 0;
+
+    float row_max = AK_NEG_INF;
+#pragma unroll kUnroll
+    for (int i = lane; i < chunks; i += kThreadsPerRow) {
+        float v[V];
+        ak_load<V>(x + i * V, v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[j]);
+    }
+    row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+
+    float sum = 0.f;
+#pragma unroll kUnroll
+    for (int i = lane; i < chunks; i += kThreadsPerRow) {
+        float v[V];
+        ak_load<V>(x + i * V, v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) sum += expf(v[j] - row_max);
+    }
+    sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+
+    if (target < 0 || target >= cols) return __int_as_float(0x7fc00000);  // NaN: invalid target
+    return logf(sum) + row_max - ak_to_float(x[target]);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_entropy_args args) {
+    __shared__ float scratch[BLOCK_THREADS / 32];
+    const int group = threadIdx.x / kThreadsPerRow;
+    const int lane = threadIdx.x % kThreadsPerRow;
+    const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;
+    const bool active = row < args.rows;  // inactive threads still join the block reductions
+    const ak_t* x = args.logits + (active ? row * args.cols : 0);
+    const long long target = active ? args.targets[row] : 0;
+
+    const bool vector_ok = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.logits);
+    const float loss = vector_ok ? row_loss<VEC>(x, args.cols, target, lane, active, scratch)
+                                 : row_loss<1>(x, args.cols, target, lane, active, scratch);
+    if (active && lane == 0) static_cast<float*>(args.workspace)[row] = loss;
+}
+
+// One block: thread t sums rows t, t + MEAN_THREADS, ... in order, then a fixed-order block reduction.
+extern "C" __global__ void __launch_bounds__(MEAN_THREADS) ak_kernel1(ak_cross_entropy_args args) {
+    __shared__ float scratch[MEAN_THREADS / 32];
+    const float* row_loss = static_cast<const float*>(args.workspace);
+    float sum = 0.f;
+    for (int r = threadIdx.x; r < args.rows; r += MEAN_THREADS) sum += row_loss[r];
+    sum = ak_group_sum<MEAN_THREADS>(sum, scratch);
+    if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
+}

@@ -1,0 +1,107 @@
+// LayerNorm starter: y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * weight + bias, biased variance.
+//
+// ROWS_PER_BLOCK rows per block, BLOCK_THREADS / ROWS_PER_BLOCK threads per row. Three passes over the
+// row, all with fp32 accumulation and a fixed reduction order:
+//   1. a first mean m0;
+//   2. s1 = sum(x - m0) / n and s2 = sum((x - m0)^2) / n, so mean = m0 + s1 and var = s2 - s1^2;
+//   3. write ((x - m0) - s1) * inv_std * weight + bias.
+// Working with x - m0 (exact for x near m0) keeps rows with a large mean and a tiny variance accurate:
+// there is no E[x^2] - E[x]^2 cancellation, and the mean is never rounded to fp32 on its own (at
+// mean 100, std 1e-3 that rounding alone costs 1e-3 of output error, over the fp32 tolerance).
+// Vector loads of VEC elements only when cols % VEC == 0 and every pointer is aligned (run-time check).
+//
+// @autokernel type layernorm
+// @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
+// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
+// @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
+// @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
+#include <autokernel/contract.cuh>
+#include <autokernel/helpers.cuh>
+
+#ifndef BLOCK_THREADS
+#define BLOCK_THREADS 256
+#endif
+#ifndef ROWS_PER_BLOCK
+#define ROWS_PER_BLOCK 1
+#endif
+#ifndef VEC
+#define VEC 1
+#endif
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+
+constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
+constexpr int kUnroll = UNROLL;
+static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
+static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
+              "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ BLOCK_THREADS, 1, 1,
+    /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
+};
+
+template <int V>
+__device__ __forceinline__ void layernorm_row(const ak_t* x, const ak_t* w, const ak_t* b, ak_t* y, int cols,
+                                              float eps, int lane, bool active, float* scratch) {
+    const int chunks = active ? cols / V : 0;
+    const float n = (float)cols;
+
+    float sum = 0.f;
+#pragma unroll kUnroll
+    for (int i = lane; i < chunks; i += kThreadsPerRow) {
+        float v[V];
+        ak_load<V>(x + i * V, v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) sum += v[j];
+    }
+    const float m0 = ak_group_sum<kThreadsPerRow>(sum, scratch) / n;
+
+    float s1 = 0.f, s2 = 0.f;
+#pragma unroll kUnroll
+    for (int i = lane; i < chunks; i += kThreadsPerRow) {
+        float v[V];
+        ak_load<V>(x + i * V, v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            const float d = v[j] - m0;
+            s1 += d;
+            s2 = fmaf(d, d, s2);
+        }
+    }
+    s1 = ak_group_sum<kThreadsPerRow>(s1, scratch) / n;  // mean - m0
+    s2 = ak_group_sum<kThreadsPerRow>(s2, scratch) / n;
+    const float var = fmaxf(s2 - s1 * s1, 0.f);
+    const float inv_std = 1.0f / sqrtf(var + eps);
+
+#pragma unroll kUnroll
+    for (int i = lane; i < chunks; i += kThreadsPerRow) {
+        float v[V], g[V], h[V];
+        ak_load<V>(x + i * V, v);
+        ak_load<V>(w + i * V, g);
+        ak_load<V>(b + i * V, h);
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = fmaf(((v[j] - m0) - s1) * inv_std, g[j], h[j]);
+        ak_store<V>(y + i * V, v);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_layernorm_args args) {
+    __shared__ float scratch[BLOCK_THREADS / 32];
+    const int group = threadIdx.x / kThreadsPerRow;
+    const int lane = threadIdx.x % kThreadsPerRow;
+    const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;
+    const bool active = row < args.rows;  // inactive threads still join the block reductions
+    const long long offset = active ? row * args.cols : 0;
+    const ak_t* x = args.x + offset;
+    ak_t* y = args.y + offset;
+
+    const bool vector_ok = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.x) && ak_aligned<VEC>(args.y) &&
+                           ak_aligned<VEC>(args.weight) && ak_aligned<VEC>(args.bias);
+    if (vector_ok)
+        layernorm_row<VEC>(x, args.weight, args.bias, y, args.cols, args.eps, lane, active, scratch);
+    else
+        layernorm_row<1>(x, args.weight, args.bias, y, args.cols, args.eps, lane, active, scratch);
+}

@@ -49,6 +49,315 @@
     </message>
 </context>
 <context>
+    <name>ak::AgentPanel</name>
+    <message>
+        <source>Idle</source>
+        <translation>Untätig</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Angehalten</translation>
+    </message>
+    <message>
+        <source>Stopping</source>
+        <translation>Wird beendet</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Fertig</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Loop</source>
+        <translation>Schleife</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Einzelschritt</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Beenden</translation>
+    </message>
+    <message>
+        <source>Pause after the experiment in flight</source>
+        <translation>Nach dem laufenden Experiment anhalten</translation>
+    </message>
+    <message>
+        <source>Finish and record the experiment in flight, then stop</source>
+        <translation>Das laufende Experiment abschließen und aufzeichnen, dann beenden</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>Zustand:</translation>
+    </message>
+    <message>
+        <source>Kernel:</source>
+        <translation>Kernel:</translation>
+    </message>
+    <message>
+        <source>Experiment:</source>
+        <translation>Experiment:</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>Search (built in, offline)</source>
+        <translation>Suche (eingebaut, offline)</translation>
+    </message>
+    <message>
+        <source>LLM (OpenAI-compatible endpoint)</source>
+        <translation>LLM (OpenAI-kompatibler Endpunkt)</translation>
+    </message>
+    <message>
+        <source>Command (your own tool)</source>
+        <translation>Befehl (eigenes Werkzeug)</translation>
+    </message>
+    <message>
+        <source>Sweep: tier by tier</source>
+        <translation>Durchlauf: Stufe für Stufe</translation>
+    </message>
+    <message>
+        <source>Evolve: global search</source>
+        <translation>Evolution: globale Suche</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>zufällig</translation>
+    </message>
+    <message>
+        <source>Seed of the evolve strategy&apos;s random choices; the same seed repeats a run</source>
+        <translation>Startwert der Zufallsentscheidungen der Evolutionsstrategie; derselbe Startwert wiederholt einen Lauf</translation>
+    </message>
+    <message>
+        <source>Strategy:</source>
+        <translation>Strategie:</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>Startwert:</translation>
+    </message>
+    <message>
+        <source>The name of the environment variable that holds the API key. The key itself is never entered, stored or logged here.</source>
+        <translation>Der Name der Umgebungsvariablen, die den API-Schlüssel enthält. Der Schlüssel selbst wird hier nie eingegeben, gespeichert oder protokolliert.</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Endpoint:</source>
+        <translation>Endpunkt:</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Modell:</translation>
+    </message>
+    <message>
+        <source>API key variable:</source>
+        <translation>Variable des API-Schlüssels:</translation>
+    </message>
+    <message>
+        <source>Timeout:</source>
+        <translation>Zeitlimit:</translation>
+    </message>
+    <message>
+        <source>Runs on a scratch copy of the kernel; whatever the command leaves in {file} is the candidate. {context} names a file with the playbook, the history and your hint.</source>
+        <translation>Läuft auf einer Arbeitskopie des Kernels; was der Befehl in {file} hinterlässt, ist der Kandidat. {context} nennt eine Datei mit dem Playbook, dem Verlauf und Ihrem Hinweis.</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>Befehl:</translation>
+    </message>
+    <message>
+        <source>unlimited</source>
+        <translation>unbegrenzt</translation>
+    </message>
+    <message>
+        <source> h</source>
+        <translation> h</translation>
+    </message>
+    <message>
+        <source>experiments or</source>
+        <translation>Experimente oder</translation>
+    </message>
+    <message>
+        <source>Kind:</source>
+        <translation>Art:</translation>
+    </message>
+    <message>
+        <source>Budget:</source>
+        <translation>Budget:</translation>
+    </message>
+    <message>
+        <source>Steering</source>
+        <translation>Steuerung</translation>
+    </message>
+    <message>
+        <source>Chosen by the orchestrator</source>
+        <translation>Vom Orchestrator gewählt</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>The search agent sweeps only this tier of the playbook</source>
+        <translation>Der Such-Agent durchläuft nur diese Stufe des Playbooks</translation>
+    </message>
+    <message>
+        <source>Checked tunables stay at their current value</source>
+        <translation>Angehakte Stellgrößen bleiben auf ihrem aktuellen Wert</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>A candidate is kept when it beats the best by more than this and by more than the measured noise</source>
+        <translation>Ein Kandidat wird behalten, wenn er das Beste um mehr als diesen Wert und um mehr als das gemessene Rauschen übertrifft</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>×</source>
+        <translation>×</translation>
+    </message>
+    <message>
+        <source>A hint for LLM and command agents, e.g. “try two rows per warp”</source>
+        <translation>Ein Hinweis für LLM- und Befehls-Agenten, z. B. „versuche zwei Zeilen pro Warp“</translation>
+    </message>
+    <message>
+        <source>Apply steering</source>
+        <translation>Steuerung anwenden</translation>
+    </message>
+    <message>
+        <source>Send these settings to the running loop; they apply after the experiment in flight</source>
+        <translation>Diese Einstellungen an die laufende Schleife senden; sie gelten nach dem laufenden Experiment</translation>
+    </message>
+    <message>
+        <source>Move on from a kernel after</source>
+        <translation>Einen Kernel verlassen nach</translation>
+    </message>
+    <message>
+        <source>Reverts in a row:</source>
+        <translation>Verworfene in Folge:</translation>
+    </message>
+    <message>
+        <source>Share of its ceiling:</source>
+        <translation>Anteil an seiner Obergrenze:</translation>
+    </message>
+    <message>
+        <source>Hours on it:</source>
+        <translation>Stunden daran:</translation>
+    </message>
+    <message>
+        <source>Speed-up over the starter:</source>
+        <translation>Beschleunigung ggü. dem Startkernel:</translation>
+    </message>
+    <message>
+        <source>Target kernel:</source>
+        <translation>Ziel-Kernel:</translation>
+    </message>
+    <message>
+        <source>Focus tier:</source>
+        <translation>Fokus-Stufe:</translation>
+    </message>
+    <message>
+        <source>Frozen tunables:</source>
+        <translation>Eingefrorene Stellgrößen:</translation>
+    </message>
+    <message>
+        <source>Keep threshold:</source>
+        <translation>Schwelle zum Behalten:</translation>
+    </message>
+    <message>
+        <source>Hint:</source>
+        <translation>Hinweis:</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>noch keine</translation>
+    </message>
+    <message>
+        <source>Start the loop with these settings</source>
+        <translation>Die Schleife mit diesen Einstellungen starten</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Run one experiment, then pause</source>
+        <translation>Ein Experiment ausführen, dann anhalten</translation>
+    </message>
+    <message>
+        <source>Run one more experiment, then pause</source>
+        <translation>Noch ein Experiment ausführen, dann anhalten</translation>
+    </message>
+    <message>
+        <source>Not built into this program</source>
+        <translation>In dieses Programm nicht eingebaut</translation>
+    </message>
+    <message>
+        <source>none: requests carry no key</source>
+        <translation>keine: Anfragen tragen keinen Schlüssel</translation>
+    </message>
+    <message>
+        <source>set</source>
+        <translation>gesetzt</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>nicht gesetzt</translation>
+    </message>
+    <message>
+        <source>Pick a target kernel to freeze its tunables.</source>
+        <translation>Einen Ziel-Kernel wählen, um seine Stellgrößen einzufrieren.</translation>
+    </message>
+    <message>
+        <source>The source of %1 is not loaded yet.</source>
+        <translation>Der Quelltext von %1 ist noch nicht geladen.</translation>
+    </message>
+    <message>
+        <source>%1 = %2 (tier %3; %4)</source>
+        <translation>%1 = %2 (Stufe %3; %4)</translation>
+    </message>
+    <message>
+        <source>The @autokernel lines of %1 have errors:
+%2</source>
+        <translation>Die @autokernel-Zeilen von %1 enthalten Fehler:
+%2</translation>
+    </message>
+    <message>
+        <source>%1 declares no tunables.</source>
+        <translation>%1 deklariert keine Stellgrößen.</translation>
+    </message>
+    <message>
+        <source>Tunables of %1.</source>
+        <translation>Stellgrößen von %1.</translation>
+    </message>
+</context>
+<context>
     <name>ak::AppOptions</name>
     <message>
         <source>Usage: autokernel-workbench [options] [SESSION]
@@ -316,79 +625,79 @@ Optionen:
     <name>ak::KernelEditor</name>
     <message>
         <source>user edit</source>
-        <translation type="unfinished"></translation>
+        <translation>eigene Änderung</translation>
     </message>
     <message>
         <source>One line recorded as the experiment&apos;s description</source>
-        <translation type="unfinished"></translation>
+        <translation>Eine Zeile, die als Beschreibung des Experiments aufgezeichnet wird</translation>
     </message>
     <message>
         <source>Run my edit as the next experiment</source>
-        <translation type="unfinished"></translation>
+        <translation>Meine Änderung als nächstes Experiment ausführen</translation>
     </message>
     <message>
         <source>Revert edit</source>
-        <translation type="unfinished"></translation>
+        <translation>Änderung verwerfen</translation>
     </message>
     <message>
         <source>Throw the edit away and show the current best again</source>
-        <translation type="unfinished"></translation>
+        <translation>Die Änderung verwerfen und wieder das aktuell Beste zeigen</translation>
     </message>
     <message>
         <source>Kernel:</source>
-        <translation type="unfinished"></translation>
+        <translation>Kernel:</translation>
     </message>
     <message>
         <source>Description:</source>
-        <translation type="unfinished"></translation>
+        <translation>Beschreibung:</translation>
     </message>
     <message>
         <source>A newer best of %1 arrived (experiment %2). Your edit is kept; “Revert edit” loads the new best.</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein neueres Bestes von %1 ist eingetroffen (Experiment %2). Ihre Änderung bleibt; „Änderung verwerfen“ lädt das neue Beste.</translation>
     </message>
     <message>
         <source>A newer best of %1 arrived. Your edit is kept; “Revert edit” loads the new best.</source>
-        <translation type="unfinished"></translation>
+        <translation>Ein neueres Bestes von %1 ist eingetroffen. Ihre Änderung bleibt; „Änderung verwerfen“ lädt das neue Beste.</translation>
     </message>
     <message>
         <source>Submitted: your edit of %1 runs as the next experiment.</source>
-        <translation type="unfinished"></translation>
+        <translation>Übergeben: Ihre Änderung von %1 läuft als nächstes Experiment.</translation>
     </message>
     <message>
         <source>Run or revert your edit before switching kernels</source>
-        <translation type="unfinished"></translation>
+        <translation>Führen Sie Ihre Änderung aus oder verwerfen Sie sie, bevor Sie den Kernel wechseln</translation>
     </message>
     <message>
         <source>The kernel whose current best is edited</source>
-        <translation type="unfinished"></translation>
+        <translation>Der Kernel, dessen aktuell Bestes bearbeitet wird</translation>
     </message>
     <message>
         <source>Edit the source first: the unchanged best needs no new experiment</source>
-        <translation type="unfinished"></translation>
+        <translation>Zuerst den Quelltext ändern: das unveränderte Beste braucht kein neues Experiment</translation>
     </message>
     <message>
         <source>Evaluate the edited source as the next experiment of %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Den geänderten Quelltext als nächstes Experiment von %1 auswerten</translation>
     </message>
     <message>
         <source>modified</source>
-        <translation type="unfinished"></translation>
+        <translation>geändert</translation>
     </message>
     <message>
         <source>current best (experiment %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>aktuell Bestes (Experiment %1)</translation>
     </message>
     <message>
         <source>current best</source>
-        <translation type="unfinished"></translation>
+        <translation>aktuell Bestes</translation>
     </message>
     <message>
         <source>no kernel</source>
-        <translation type="unfinished"></translation>
+        <translation>kein Kernel</translation>
     </message>
     <message>
         <source>loading…</source>
-        <translation type="unfinished"></translation>
+        <translation>wird geladen…</translation>
     </message>
 </context>
 <context>

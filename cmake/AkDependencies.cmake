@@ -35,6 +35,11 @@ find_package(CURL QUIET)
 # LibTorch lives only in the evaluator process.
 set(AK_HAVE_EVALUATOR OFF)
 if(NOT AK_BUILD_EVALUATOR STREQUAL "OFF")
+  # We compile no CUDA with nvcc (candidates go through NVRTC), so spare TorchConfig its GPU-arch probe,
+  # which try_run()s nvcc and fails under CMAKE_CXX_STANDARD 20 on a machine without a GPU.
+  if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(TORCH_CUDA_ARCH_LIST "9.0")
+  endif()
   find_package(Torch QUIET)
   if(Torch_FOUND)
     set(AK_HAVE_EVALUATOR ON)

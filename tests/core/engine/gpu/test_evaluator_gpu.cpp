@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -43,8 +44,12 @@ std::string no_gpu_reason() {
 EvaluatorClient& client() {
     static EvaluatorClient* c = [] {
         EvaluatorClientOptions o;
-        o.worker_path = AK_EVALUATOR_PATH;
+        // $AK_EVALUATOR overrides the worker this test was built with (e.g. a copy on another machine).
+        const char* env = std::getenv("AK_EVALUATOR");
+        o.worker_path = env && *env ? env : AK_EVALUATOR_PATH;
         o.start_timeout_s = 120;
+        // $AK_WORKER_LOG: keep every byte the workers write to stderr (their logs) in this file.
+        if (const char* log = std::getenv("AK_WORKER_LOG"); log && *log) o.stderr_log_path = log;
         return new EvaluatorClient(o);
     }();
     return *c;
@@ -246,6 +251,98 @@ TEST(ContractViolations, AnUnknownGridRuleIsNamed) {
     const auto r = client().evaluate(inline_rmsnorm("AK_LAUNCH(0) = {AK_STAGE_KERNEL, 0, 256, 1, 1, 42, 1};", kTrivialKernel));
     ASSERT_EQ(r.verdict, Verdict::CompileError) << explain(r);
     EXPECT_NE(r.detail.find("ak_launch0.grid = 42"), std::string::npos) << r.detail;
+}
+
+// ---- Hopper launch features: a thread-block cluster, a TMA tensor map, dynamic shared memory > 48 KB ----
+
+// A naive matmul (one 16x16 tile of C per block, fp32 accumulation in k order) that exercises what the
+// launcher must set up for Hopper kernels, and poisons its output when any of it is missing:
+//   - a cluster of 2 blocks along x (the launcher rounds grid.x up to even): %cluster_nctarank == 2;
+//   - 100 KB of dynamic shared memory (above the 48 KB default): the launch itself fails without the
+//     attribute, and the last byte must be usable;
+//   - A's 16x16 tiles come through TMA (cp.async.bulk.tensor with the map in args.tma[0], passed as a
+//     __grid_constant__ parameter) whenever the map can exist (K * sizeof(ak_t) % 16 == 0); the edge
+//     sizes with odd K take the plain-load path, with args.tma[0] left all zero by the launcher.
+const char* kHopperFeaturesMatmul = R"CUDA(
+// @autokernel type matmul
+#include <autokernel/contract.cuh>
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ 16, 16, 1,
+    /* grid */ AK_GRID_TILES, /* rows_per_block */ 0, /* tile_m */ 16, /* tile_n */ 16,
+    /* grid_x, y, z */ 0, 0, 0,
+    /* dynamic_smem_bytes */ 100000,
+    /* cluster */ 2, 1, 1,
+    /* tma_box_rows */ {16, 0, 0}, /* tma_box_cols */ {16, 0, 0}, /* tma_swizzle */ AK_SWIZZLE_NONE,
+};
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+extern "C" __global__ void ak_kernel0(const __grid_constant__ ak_matmul_args args) {
+    __shared__ __align__(128) ak_t a_tile[16 * 16];
+    __shared__ __align__(8) unsigned long long bar;
+    extern __shared__ unsigned char dyn[];
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
+    const int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+    unsigned cluster_blocks = 0;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(cluster_blocks));
+    const bool use_tma = (args.k * (int)sizeof(ak_t)) % 16 == 0;
+    if (tid == 0) {
+        dyn[99999] = 7;
+        if (use_tma) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem_u32(&bar)));
+            asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        }
+    }
+    __syncthreads();
+    float acc = 0.f;
+    unsigned phase = 0;
+    for (int k0 = 0; k0 < args.k; k0 += 16) {
+        if (use_tma) {
+            if (tid == 0) {
+                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                             :: "r"(smem_u32(&bar)), "r"((unsigned)sizeof(a_tile)) : "memory");
+                asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                             " [%0], [%1, {%2, %3}], [%4];"
+                             :: "r"(smem_u32(a_tile)), "l"((unsigned long long)&args.tma[0]), "r"(k0),
+                                "r"((int)(blockIdx.y * 16)), "r"(smem_u32(&bar)) : "memory");
+            }
+            unsigned done = 0;
+            while (!done) {
+                asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                             : "=r"(done) : "r"(smem_u32(&bar)), "r"(phase) : "memory");
+            }
+            phase ^= 1;
+        } else {
+            const int r = blockIdx.y * 16 + ty, c = k0 + tx;
+            a_tile[tid] = (r < args.m && c < args.k) ? ((const ak_t*)args.a)[(long long)r * args.k + c] : ak_from_float(0.f);
+            __syncthreads();
+        }
+        if (col < args.n)
+            for (int kk = 0; kk < 16 && k0 + kk < args.k; ++kk)
+                acc += ak_to_float(a_tile[ty * 16 + kk]) *
+                       ak_to_float(((const ak_t*)args.b)[(long long)(k0 + kk) * args.n + col]);
+        __syncthreads();
+    }
+    const bool ok = cluster_blocks == 2 && dyn[99999] == 7;
+    if (row < args.m && col < args.n)
+        ((ak_t*)args.c)[(long long)row * args.n + col] = ok ? ak_from_float(acc) : ak_from_float(__int_as_float(0x7fc00000));
+}
+)CUDA";
+
+TEST(HopperLaunchFeatures, ClusterTmaAndLargeDynamicSharedMemoryWork) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest r;
+    r.type = KernelType::Matmul;
+    r.source_name = "hopper_features.cu";
+    r.source = kHopperFeaturesMatmul;
+    r.timing_shapes = {Shape{{512, 512, 512}}};
+    r.timeout_s = 300;
+    const EvaluationResult result = client().evaluate(r);
+    ASSERT_EQ(result.verdict, Verdict::Pass) << explain(result);
+    EXPECT_EQ(result.timing.size(), 1u);
 }
 
 // ---- seeds, reference timing, ceilings, device ----------------------------------------------------------

@@ -1,0 +1,25 @@
+#include "engine/evaluator/kernel_adapter.h"
+
+#include "util/error.h"
+
+namespace ak::eval {
+
+void KernelAdapter::library_stage(int library_op, const Problem&, const CaseTensors&) const {
+    throw Error(ErrorKind::Usage, "library operation " + std::to_string(library_op) + " is not offered by kernel type " +
+                                      std::string(to_string(type())) + " (only fused_mlp has library stages)");
+}
+
+Tolerance KernelAdapter::tolerance(const Problem& p) const {
+    DType d;
+    switch (p.dtype) {
+    case at::kHalf: d = DType::fp16; break;
+    case at::kBFloat16: d = DType::bf16; break;
+    case at::kFloat: d = DType::fp32; break;
+    default:
+        throw Error(ErrorKind::Usage, std::string("no default tolerance for element type ") + c10::toString(p.dtype));
+    }
+    const double tol = default_tolerance(d);
+    return {tol, tol};
+}
+
+}  // namespace ak::eval

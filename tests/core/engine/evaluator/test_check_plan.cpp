@@ -40,7 +40,9 @@ TEST(CheckPlan, StagesRunInOrderWithTheDocumentedCases) {
     for (const auto& c : plan) {
         EXPECT_EQ(c.adversarial, c.stage == CheckStage::Adversarial);
         EXPECT_EQ(c.runs, c.stage == CheckStage::Determinism ? 3 : 1);
-        if (c.stage == CheckStage::Smoke) EXPECT_EQ(c.shape, info.smoke);
+        if (c.stage == CheckStage::Smoke) {
+            EXPECT_EQ(c.shape, info.smoke);
+        }
     }
     // The timed shape is checked in the timing dtype before it is ever timed.
     EXPECT_TRUE(std::any_of(plan.begin(), plan.end(), [&](const CheckCase& c) {
@@ -53,7 +55,9 @@ TEST(CheckPlan, DeterminismUsesTheLargestCorrectnessShape) {
     in.correctness_shapes = {Shape{{64, 64}}, Shape{{512, 4096}}, Shape{{128, 128}}};
     const auto plan = plan_checks(in);
     for (const auto& c : plan)
-        if (c.stage == CheckStage::Determinism) EXPECT_EQ(c.shape, (Shape{{512, 4096}}));
+        if (c.stage == CheckStage::Determinism) {
+            EXPECT_EQ(c.shape, (Shape{{512, 4096}}));
+        }
     // Requested correctness shapes replace the sweep set.
     EXPECT_EQ(count(plan, CheckStage::Sweep), 3u * 3 + 1);
 }
@@ -98,7 +102,9 @@ TEST(CheckPlan, AttentionDeterminismIgnoresTheCausalFlagWhenSizing) {
     in.correctness_shapes = {Shape{{1, 2, 512, 64, 1}}, Shape{{1, 2, 256, 64, 0}}};
     const auto plan = plan_checks(in);
     for (const auto& c : plan)
-        if (c.stage == CheckStage::Determinism) EXPECT_EQ(c.shape, (Shape{{1, 2, 512, 64, 1}}));
+        if (c.stage == CheckStage::Determinism) {
+            EXPECT_EQ(c.shape, (Shape{{1, 2, 512, 64, 1}}));
+        }
 }
 
 TEST(CheckPlan, IndexTextUnravelsRowMajorIndices) {

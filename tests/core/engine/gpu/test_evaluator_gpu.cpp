@@ -92,6 +92,13 @@ TEST_P(StarterPasses, AllFiveStagesInEveryDtypeAndTimedAgainstTheBaseline) {
     ASSERT_EQ(req.type, type);
     const EvaluationResult r = client().evaluate(req);
     std::cout << "[starter] " << summary_line(r) << "  (wall " << r.wall_ms << " ms)\n";
+    for (const auto& t : r.timing)
+        std::cout << "[timing] " << to_string(type) << " " << to_string(t.shape) << " " << to_string(t.dtype) << ": "
+                  << t.median_us << " us (IQR " << t.iqr_us << ", n " << t.samples << ") vs " << t.baseline_name << " "
+                  << t.baseline_median_us << " us; " << t.gb_s << " GB/s, " << t.tflops << " TFLOP/s, " << t.bound
+                  << ", " << t.pct_peak << "% of peak"
+                  << (t.pct_copy_ceiling ? ", " + std::to_string(*t.pct_copy_ceiling) + "% of copy" : std::string())
+                  << (t.pct_gemm_ceiling ? ", " + std::to_string(*t.pct_gemm_ceiling) + "% of GEMM" : std::string()) << "\n";
     ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
 
     std::set<CheckStage> stages;
@@ -124,8 +131,12 @@ TEST_P(StarterPasses, AllFiveStagesInEveryDtypeAndTimedAgainstTheBaseline) {
         EXPECT_GT(t.tflops + t.gb_s, 0);
         EXPECT_TRUE(t.bound == "memory" || t.bound == "compute") << t.bound;
         EXPECT_TRUE(t.pct_copy_ceiling || t.pct_gemm_ceiling) << "no measured ceiling for " << to_string(t.shape);
-        if (t.pct_copy_ceiling) EXPECT_GT(*t.pct_copy_ceiling, 0);
-        if (t.pct_gemm_ceiling) EXPECT_GT(*t.pct_gemm_ceiling, 0);
+        if (t.pct_copy_ceiling) {
+            EXPECT_GT(*t.pct_copy_ceiling, 0);
+        }
+        if (t.pct_gemm_ceiling) {
+            EXPECT_GT(*t.pct_gemm_ceiling, 0);
+        }
     }
 }
 

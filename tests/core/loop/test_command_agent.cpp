@@ -174,12 +174,12 @@ TEST(CommandAgent, AFailingCommandFailsTheProposalWithItsError) {
 TEST(CommandAgent, ATimeoutKillsTheWholeProcessGroup) {
     TempDir root;
     // The shell starts a long sleep in the background and waits for it; both must die.
-    CommandAgent agent(settings("sleep 30 & echo $! > ../sleeper.pid; echo '// edit' >> {kernel}; wait", root.path(), 0.5));
+    CommandAgent agent(settings("sleep 30 & echo $! > ../sleeper.pid; echo '// edit' >> {kernel}; wait", root.path(), 1.0));
     const auto start = std::chrono::steady_clock::now();
     const Proposal p = agent.propose(make_context());
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_FALSE(p.ok);
-    EXPECT_NE(p.failure.find("timed out after 0.5 s"), std::string::npos) << p.failure;
+    EXPECT_NE(p.failure.find("timed out after 1.0 s"), std::string::npos) << p.failure;
     EXPECT_LT(took, 5.0);
     const std::string pid_text = slurp(root.path() / "sleeper.pid");
     ASSERT_FALSE(pid_text.empty());

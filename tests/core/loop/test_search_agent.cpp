@@ -560,6 +560,37 @@ TEST(SearchAgent, SeedsFromARealSessionsHistory) {
     EXPECT_EQ(next.description, "search: ROWS_PER_BLOCK 1->4 (tier 1)");
 }
 
+TEST(SearchAgentSweep, SweepsEveryStarterKernelThroughAllItsSingleChanges) {
+    int starters = 0;
+    for (const auto& entry : fs::directory_iterator(AK_SOURCE_KERNELS_DIR "/cuda")) {
+        if (entry.path().extension() != ".cu") continue;
+        ++starters;
+        std::ifstream in(entry.path());
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string source = text.str();
+        const KernelContract contract = parse_contract(source);
+        ASSERT_TRUE(contract.ok()) << entry.path() << "\n" << contract.error_text(entry.path().string());
+        std::size_t expected = 0;
+        for (const auto& t : contract.tunables) expected += t.allowed.size() - 1;
+        SimulatedLoop loop(source, flat);
+        loop.context.kernel.name = entry.path().stem().string();
+        loop.context.kernel.type = std::string(to_string(*contract.type));
+        SearchAgent agent(sweep_settings(loop));
+        EXPECT_EQ(static_cast<std::size_t>(loop.run(agent, 1000)), expected) << entry.path();
+        int last_tier = 0;
+        for (const auto& p : loop.proposals) {
+            const auto names = changed(source, p.source);
+            ASSERT_EQ(names.size(), 1u) << p.description;
+            const int tier = contract.find(names[0])->tier;
+            EXPECT_GE(tier, last_tier) << entry.path() << ": " << p.description;
+            last_tier = tier;
+            EXPECT_TRUE(parse_contract(p.source).ok());
+        }
+    }
+    EXPECT_EQ(starters, 9);
+}
+
 TEST(AgentFactory, MakesSearchAgentsAndRefusesUnknownStrategies) {
     AgentSettings settings;
     settings.kind = "search";

@@ -13,6 +13,9 @@ int run_session(std::span<const std::string> args);   // session summary|import-
 int run_compile(std::span<const std::string> args);   // compile
 int run_bench(std::span<const std::string> args);     // bench (core/cli/bench_command.cpp)
 int run_ceilings(std::span<const std::string> args);  // ceilings (core/cli/ceilings_command.cpp)
+int run_new(std::span<const std::string> args);       // new (core/cli/new_command.cpp)
+int run_run(std::span<const std::string> args);       // run (core/cli/run_command.cpp)
+int run_control(std::span<const std::string> args);   // control (core/cli/run_command.cpp)
 
 // "autokernel 0.1.0 (git 1a2b3c4)"
 std::string version_line();

@@ -25,6 +25,12 @@ commands:
                                    compile, five correctness stages and timing against the strongest
                                    PyTorch baseline, in the evaluator process (exit 2 without a GPU)
   ceilings [--json]                measure this GPU's copy and GEMM ceilings (exit 2 without a GPU)
+  new SESSION --kernel TYPE[=FILE] ...
+                                   create a session from starter kernels or given files
+  run SESSION [--agent search|llm|command] [--budget N] [--hours H]
+                                   the optimization loop, headless (exit 2 without a GPU)
+  control SESSION pause|resume|step|stop
+                                   steer a running `autokernel run` from another shell
 
 'autokernel <command> --help' describes a command.
 exit status: 0 ok, 1 failure, 2 no GPU or driver, 64 usage error
@@ -61,6 +67,9 @@ int main(int argc, char** argv) {
         if (command == "compile") return ak::cli::run_compile(rest);
         if (command == "bench") return ak::cli::run_bench(rest);
         if (command == "ceilings") return ak::cli::run_ceilings(rest);
+        if (command == "new") return ak::cli::run_new(rest);
+        if (command == "run") return ak::cli::run_run(rest);
+        if (command == "control") return ak::cli::run_control(rest);
         std::cerr << "autokernel: unknown command '" << command << "'\n\n" << kUsage;
         return ak::cli::kExitUsage;
     } catch (const ak::Error& e) {

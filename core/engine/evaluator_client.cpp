@@ -275,7 +275,12 @@ struct EvaluatorClient::Impl {
         for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT}) sigaddset(&defaults, s);
         posix_spawnattr_setsigmask(&attr, &empty_mask);
         posix_spawnattr_setsigdefault(&attr, &defaults);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+        if (options.own_process_group) {
+            posix_spawnattr_setpgroup(&attr, 0);
+            flags |= POSIX_SPAWN_SETPGROUP;
+        }
+        posix_spawnattr_setflags(&attr, flags);
 
         std::vector<std::string> args{path};
         args.insert(args.end(), options.worker_args.begin(), options.worker_args.end());

@@ -34,6 +34,10 @@ struct EvaluatorClientOptions {
     std::size_t stderr_tail_bytes = 16 * 1024;  // kept in memory, quoted in CRASH details
     std::string stderr_log_path;           // when set, every byte of worker stderr is appended here
     std::function<void(const ProgressEvent&)> on_progress;  // called on the calling thread
+    // Start the worker in a process group of its own, so a terminal's Ctrl-C (sent to the whole
+    // foreground group) reaches only the caller, which can let the current evaluation finish
+    // (`autokernel run`). The caller then owns stopping the worker.
+    bool own_process_group = false;
 };
 
 // What the persistent worker saves: compare start_ms_total with what `reused` requests would have

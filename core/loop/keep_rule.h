@@ -11,8 +11,8 @@ namespace ak {
 
 struct KeepRule {
     double threshold = 0.01;   // required relative gain (1 %)
-    // Noise: the gain must also exceed noise_factor x the measured relative spread (IQR / median of the
-    // candidate and of the best, combined), at every timed shape.
+    // Noise: per shape, spread = (candidate IQR / median + best IQR / median) / 2 x noise_factor. The
+    // aggregate gain must exceed the largest spread, and no shape may be slower by more than its own.
     double noise_factor = 1.0;
 };
 
@@ -23,7 +23,9 @@ struct KeepDecision {
     std::string reason;        // one line, e.g. "kept: +4.1% > max(1.0% threshold, 0.8% spread)"
 };
 
-// `has_best` false (no reference was timed, e.g. the first experiment of a kernel): keep when it passes.
+// Shapes are paired by shape and dtype; shapes timed for only one of the two are ignored. Anything but
+// PASS is not kept. No reference timing at all (nothing to compare with, e.g. the first experiment of a
+// kernel): kept when it passes. The reason names the numbers.
 KeepDecision decide_keep(const EvaluationResult& result, const KeepRule& rule);
 
 }  // namespace ak

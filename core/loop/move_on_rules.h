@@ -6,6 +6,7 @@
 
 namespace ak {
 
+// A rule whose limit is 0 or negative is switched off.
 struct MoveOnRules {
     int max_consecutive_reverts = 5;     // reverted or failed in a row
     double ceiling_fraction = 0.90;      // best reaches this fraction of its measured ceiling
@@ -20,7 +21,8 @@ struct KernelProgress {
     std::optional<double> speedup_over_starter;
 };
 
-// The rule that fires first, as a one-line reason ("5 reverts in a row"), or nullopt to stay.
+// The rule that fires first, in the order of the fields above, as a one-line reason
+// ("5 reverts in a row"), or nullopt to stay.
 std::optional<std::string> should_move_on(const KernelProgress& progress, const MoveOnRules& rules);
 
 }  // namespace ak

@@ -66,6 +66,9 @@ struct ak_stage {
 };
 
 // 128-byte, 64-byte aligned opaque tensor map, layout-compatible with CUtensorMap.
+#if !defined(__CUDACC_RTC__) && !defined(__CUDACC__) && !defined(__align__)
+#define __align__(n) alignas(n)  // host compilers: CUDA's spelling of the alignment attribute
+#endif
 struct __align__(64) ak_tensor_map {
     unsigned long long opaque[16];
 };
@@ -93,9 +96,6 @@ __device__ __forceinline__ ak_t ak_from_float(float v) { return v; }
 #define AK_LAUNCH(i) extern "C" __constant__ ak_stage ak_launch##i
 #else
 // ---------------------------------------------------------------------------- host side
-#ifndef __align__
-#define __align__(n) alignas(n)
-#endif
 #define AK_PTR(type) void*
 #endif
 

@@ -529,14 +529,16 @@ TEST(LoopController, BudgetLimitsTheExperimentsOfOneRun) {
 
 TEST(LoopController, TimeBudgetStopsTheLoop) {
     Fixture f;
-    f.evaluator.set_delay(30ms);
+    f.evaluator.set_delay(50ms);
     f.agent->fallback = faster_each_time("x");
     LoopBudget b;
-    b.max_time = 100ms;
+    b.max_time = 120ms;
     f.controller()->run(b);
+    // Every experiment takes at least 50 ms, so at most three start within 120 ms (fewer when the
+    // machine is slow to record them).
     const std::size_t n = f.session.experiments().size() - 1;
-    EXPECT_GE(n, 2u);
-    EXPECT_LE(n, 5u);
+    EXPECT_GE(n, 1u);
+    EXPECT_LE(n, 3u);
     EXPECT_EQ(f.observer.matching("log time budget spent").size(), 1u);
 }
 

@@ -36,6 +36,7 @@ constexpr const char* kUsage = R"(usage: autokernel run SESSION [--agent search|
                       [--kernel NAME] [--threshold F] [--dtype DTYPE] [--timeout S] [--start-paused]
                       [--llm-endpoint URL --llm-model MODEL [--llm-key-env VAR]]
                       [--command TEMPLATE] [--strategy NAME] [--seed N] [--playbook FILE]
+                      [--max-reverts N] [--target-speedup X] [--ceiling-fraction F] [--kernel-hours H]
 
 Runs the optimization loop on SESSION without a window: an agent proposes a candidate, the evaluator
 process checks and times it against the current best (re-timed in the same run), and one experiment
@@ -60,6 +61,10 @@ A kernel that was never timed is measured first.
   --strategy NAME, --seed N
                        the search agent's strategy and random seed
   --playbook FILE      the playbook given to agents (default: resources/playbook.md)
+  --max-reverts N, --target-speedup X, --ceiling-fraction F, --kernel-hours H
+                       move-on rules (defaults 5, 2.0, 0.90, 2): leave a kernel after N reverts in a
+                       row, at X times its starter, at F of its measured ceiling or after H hours on it;
+                       0 switches a rule off
 
 Ctrl-C (or SIGTERM) stops after the current evaluation, which is recorded; a second Ctrl-C exits at
 once (the session stays consistent). After a crash or kill -9, run again: it continues from what is
@@ -158,7 +163,8 @@ double positive(const Arguments& a, const std::string& option, const std::string
 int run_run(std::span<const std::string> args) {
     const Arguments a(args,
                       {"--agent", "--budget", "--hours", "--kernel", "--threshold", "--dtype", "--timeout", "--llm-endpoint",
-                       "--llm-model", "--llm-key-env", "--command", "--strategy", "--seed", "--playbook"},
+                       "--llm-model", "--llm-key-env", "--command", "--strategy", "--seed", "--playbook",
+                       "--max-reverts", "--target-speedup", "--ceiling-fraction", "--kernel-hours"},
                       {"--start-paused"}, kUsage);
     if (a.help()) {
         std::cout << kUsage;
@@ -201,6 +207,22 @@ int run_run(std::span<const std::string> args) {
     }
     if (const auto s = a.value("--timeout")) options.evaluation_timeout_s = positive(a, "--timeout", *s);
     options.start_paused = a.flag("--start-paused");
+    const auto non_negative = [&a](const std::string& option, double* target) {
+        if (const auto s = a.value(option)) {
+            const auto v = parse_double(*s);
+            if (!v || *v < 0) a.fail(option + " takes a number >= 0 (0 switches the rule off), not '" + *s + "'");
+            *target = *v;
+        }
+    };
+    double max_reverts = options.move_on.max_consecutive_reverts;
+    non_negative("--max-reverts", &max_reverts);
+    options.move_on.max_consecutive_reverts = static_cast<int>(max_reverts);
+    non_negative("--target-speedup", &options.move_on.target_speedup);
+    non_negative("--ceiling-fraction", &options.move_on.ceiling_fraction);
+    non_negative("--kernel-hours", &options.move_on.max_hours);
+    // The search agent keeps its never-twice cache in the session and reads the session's history.
+    agent_settings.session_dir = dir;
+    agent_settings.log = [](const std::string& line) { std::cerr << "autokernel run: agent: " << line << "\n"; };
     std::unique_ptr<Agent> agent = make_agent(agent_settings);
 
     Session session = Session::open(dir);

@@ -2,15 +2,20 @@
 
 #include "engine/evaluator_client.h"
 #include "engine/evaluator_preflight.h"
+#include "engine/kernel_contract.h"
 #include "loop/evaluator.h"
 #include "session/session.h"
 #include "util/error.h"
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QThread>
 
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <signal.h>
 #include <sys/types.h>
@@ -50,12 +55,27 @@ private:
     std::atomic<int> pid_{0};
 };
 
-std::shared_ptr<Evaluator> makeProcessEvaluator() {
+std::shared_ptr<Evaluator> makeProcessEvaluator(const QString& sessionDir) {
     const Preflight preflight = evaluator_preflight();
     if (!preflight.ok()) throw Error(ErrorKind::Gpu, preflight.message);
     EvaluatorClientOptions options;
     options.worker_path = preflight.evaluator_path;
+    options.stderr_log_path = (std::filesystem::path(sessionDir.toStdString()) / ".git" / "autokernel-evaluator.log").string();
     return std::make_shared<ProcessEvaluator>(std::make_shared<EvaluatorClient>(std::move(options)));
+}
+
+// The evaluator of a run that evaluates nothing (a budget of 0 experiments: overrides only).
+class NoEvaluator : public Evaluator {
+public:
+    EvaluationResult evaluate(const EvaluationRequest&) override {
+        throw Error(ErrorKind::Internal, "this run was started to evaluate nothing");
+    }
+};
+
+QString readText(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return QString();
+    return QString::fromUtf8(file.readAll());
 }
 
 // Wraps the run's evaluator: once cancelled, no evaluation result reaches the controller (it throws
@@ -200,7 +220,9 @@ bool LoopWorker::start(const LoopRunSettings& settings) {
             agentSettings.log = [&bridge](const std::string& line) { bridge.log(qtext(line)); };
             std::unique_ptr<Agent> agent = agentFactory(agentSettings);
 
-            evaluator = std::make_shared<GuardedEvaluator>(evaluatorFactory());
+            const bool evaluatesNothing = settings.budget.max_experiments && *settings.budget.max_experiments <= 0;
+            evaluator = std::make_shared<GuardedEvaluator>(
+                evaluatesNothing ? std::make_shared<NoEvaluator>() : evaluatorFactory(settings.sessionDir));
             LoopController controller(session, *evaluator, std::move(agent), settings.options);
             controller.add_observer(&bridge);
             {
@@ -330,6 +352,33 @@ bool LoopWorker::shutdown(int graceMs, int cancelMs) {
     applyState(LoopState::Finished);
     emit runFinished(tr("The loop thread did not end in time and was left to finish on its own."));
     return false;
+}
+
+LoopOptions loopOptionsWithAgentTexts(QStringList* missing) {
+    LoopOptions options;
+    QStringList candidates;
+    const QString resources = qEnvironmentVariable("AK_RESOURCES_DIR");
+    if (!resources.isEmpty()) candidates << QDir(resources).filePath(QStringLiteral("playbook.md"));
+    candidates << QDir(QCoreApplication::applicationDirPath())
+                      .filePath(QStringLiteral("../share/autokernel-workbench/playbook.md"));
+#ifdef AK_DEMO_SESSION_SOURCE_DIR
+    // The source tree's resources/ (beside resources/demo-session).
+    candidates << QFileInfo(QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR)).dir().filePath(QStringLiteral("playbook.md"));
+#endif
+    for (const QString& path : candidates) {
+        const QString text = readText(path);
+        if (text.isEmpty()) continue;
+        options.playbook = text.toStdString();
+        break;
+    }
+    if (options.playbook.empty() && missing)
+        *missing << LoopWorker::tr("No playbook for the agents (looked in: %1).").arg(candidates.join(QStringLiteral(", ")));
+    const QString contract =
+        QFileInfo(QString::fromStdString(kernels_include_dir())).dir().filePath(QStringLiteral("README.md"));
+    options.contract = readText(contract).toStdString();
+    if (options.contract.empty() && missing)
+        *missing << LoopWorker::tr("No kernel contract for the agents (looked for %1).").arg(contract);
+    return options;
 }
 
 }  // namespace ak

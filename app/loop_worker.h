@@ -23,6 +23,7 @@
 #include <QMetaType>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -39,7 +40,8 @@ public:
     virtual void cancel() = 0;
 };
 
-// What one run needs.
+// What one run needs. loopOptionsWithAgentTexts() gives options with the playbook and the kernel
+// contract filled in.
 struct LoopRunSettings {
     QString sessionDir;
     AgentSettings agent;                     // session_dir and log are filled in by the worker
@@ -53,9 +55,11 @@ struct LoopRunSettings {
 class LoopWorker : public QObject {
     Q_OBJECT
 public:
-    // Makes the evaluator of a run; throws ak::Error with a plain message when it cannot (no GPU,
-    // no evaluator built). The default checks evaluator_preflight() and starts the worker process.
-    using EvaluatorFactory = std::function<std::shared_ptr<Evaluator>()>;
+    // Makes the evaluator of a run on the loop thread; throws ak::Error with a plain message when it
+    // cannot (no GPU, no evaluator built). The default checks evaluator_preflight() and runs the
+    // evaluator worker process (its stderr goes to <session>/.git/autokernel-evaluator.log). Runs
+    // with a budget of 0 experiments (one-shot overrides) make no evaluator at all.
+    using EvaluatorFactory = std::function<std::shared_ptr<Evaluator>(const QString& sessionDir)>;
     using AgentFactory = std::function<std::unique_ptr<Agent>(const AgentSettings&)>;
 
     explicit LoopWorker(QObject* parent = nullptr);
@@ -123,6 +127,14 @@ private:
     quint64 m_runId = 0;
 };
 
+}  // namespace ak
+
+namespace ak {
+// Default loop options with the texts agents read: the playbook ($AK_RESOURCES_DIR/playbook.md, the
+// installed share/autokernel-workbench/playbook.md, or the source tree's resources/playbook.md) and
+// the kernel contract (kernels/README.md beside the kernels' include folder). `missing` receives a
+// line for each text that was not found.
+LoopOptions loopOptionsWithAgentTexts(QStringList* missing = nullptr);
 }  // namespace ak
 
 Q_DECLARE_METATYPE(ak::LoopState)

@@ -2,14 +2,20 @@
 
 #include "app/app_options.h"
 #include "app/language.h"
+#include "app/loop_worker.h"
 #include "app/recent_sessions.h"
 #include "app/session_loader.h"
 #include "app/session_watcher.h"
 #include "app/versions.h"
+#include "loop/agent_factory.h"
+#include "session/session.h"
+#include "util/clock.h"
+#include "widgets/agent_panel.h"
 #include "widgets/details_panel.h"
 #include "widgets/diff_view.h"
 #include "widgets/experiment_filter_model.h"
 #include "widgets/experiment_table_model.h"
+#include "widgets/kernel_editor.h"
 #include "widgets/outcome_style.h"
 #include "widgets/source_view.h"
 
@@ -24,6 +30,8 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -36,6 +44,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
@@ -110,9 +119,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_watcher, &SessionWatcher::changed, this, &MainWindow::onSessionChanged);
 
     buildActions();
-    buildMenus();
     buildCentralWidget();
     buildStatusBar();
+    buildAgentDocks();
+    buildMenus();
     if (m_options.useSettings)
         restoreLayout();
     updateTitle();
@@ -127,7 +137,16 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     }
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Stop the loop while this window can still take its last signals' absence: nothing of it may
+    // reach a half-destroyed window.
+    if (m_loop) {
+        disconnect(m_loop, nullptr, this, nullptr);
+        delete m_loop;
+        m_loop = nullptr;
+    }
+}
 
 // ------------------------------------------------------------------------------------------------
 // Construction
@@ -237,6 +256,9 @@ void MainWindow::buildMenus()
     view->addAction(m_clearCompareAction);
     view->addSeparator();
     view->addAction(m_followAction);
+    view->addSeparator();
+    view->addAction(m_agentDock->toggleViewAction());
+    view->addAction(m_editorDock->toggleViewAction());
     QMenu* language = view->addMenu(tr("&Language"));
     language->addActions(m_languageGroup->actions());
 
@@ -451,6 +473,9 @@ void MainWindow::restoreLayout()
     QSettings settings;
     const QByteArray main = settings.value(QStringLiteral("ui/mainSplitter")).toByteArray();
     const QByteArray right = settings.value(QStringLiteral("ui/rightSplitter")).toByteArray();
+    const QByteArray docks = settings.value(QStringLiteral("ui/windowState")).toByteArray();
+    if (!docks.isEmpty())
+        restoreState(docks);
     if (!main.isEmpty())
         m_mainSplitter->restoreState(main);
     if (!right.isEmpty())
@@ -476,6 +501,7 @@ void MainWindow::saveLayout()
     settings.setValue(QStringLiteral("ui/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("ui/mainSplitter"), m_mainSplitter->saveState());
     settings.setValue(QStringLiteral("ui/rightSplitter"), m_rightSplitter->saveState());
+    settings.setValue(QStringLiteral("ui/windowState"), saveState());
     QStringList hidden;
     for (int column = 0; column < ExperimentTableModel::ColumnCount; ++column) {
         if (m_table->isColumnHidden(column))
@@ -487,6 +513,12 @@ void MainWindow::saveLayout()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (m_loop && m_loop->isRunning()) {
+        // Stop, let the evaluation in flight finish briefly, then cancel it: closing never hangs.
+        m_closing = true;
+        statusBar()->showMessage(tr("Stopping the agent loop…"));
+        m_loop->shutdown();
+    }
     saveLayout();
     QMainWindow::closeEvent(event);
 }
@@ -915,6 +947,7 @@ void MainWindow::showTableContextMenu(const QPoint& pos)
     QAction* copy = menu.addAction(tr("Copy Commit Hash"));
     const QString commit = QString::fromStdString(e->commit);
     connect(copy, &QAction::triggered, this, [commit] { QApplication::clipboard()->setText(commit); });
+    addLoopActions(menu, *e);
     menu.exec(m_table->viewport()->mapToGlobal(pos));
 }
 
@@ -1128,6 +1161,345 @@ void MainWindow::applyMetric(TimelinePlot::Metric metric)
 QCheckBox* MainWindow::outcomeCheckBox(Outcome outcome) const
 {
     return m_outcomeBoxes.value(static_cast<int>(outcome), nullptr);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The agent loop: the agent panel, the kernel editor and the experiment overrides
+
+namespace {
+
+// A run that only applies `budget` experiments' worth of commands given up front (an edit: 1, an
+// override: 0). The agent is never asked, but the loop needs one: the built-in search agent.
+LoopRunSettings oneShotSettings(const QString& dir, int budget)
+{
+    LoopRunSettings settings;
+    settings.sessionDir = dir;
+    settings.agent.kind = "search";
+    settings.options = loopOptionsWithAgentTexts();
+    settings.options.tag = "gui-" + utc_now_iso8601();
+    settings.budget.max_experiments = budget;
+    return settings;
+}
+
+}  // namespace
+
+void MainWindow::buildAgentDocks()
+{
+    m_loop = new LoopWorker(this);
+
+    m_agentPanel = new AgentPanel;
+    m_agentPanel->setObjectName(QStringLiteral("agentPanel"));
+    m_agentPanel->setAvailableAgentKinds(built_agent_kinds());
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_agentPanel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_agentDock = new QDockWidget(tr("Agent Loop"), this);
+    m_agentDock->setObjectName(QStringLiteral("agentDock"));
+    m_agentDock->setWidget(scroll);
+    addDockWidget(Qt::RightDockWidgetArea, m_agentDock);
+
+    m_kernelEditor = new KernelEditor;
+    m_kernelEditor->setObjectName(QStringLiteral("kernelEditor"));
+    m_editorDock = new QDockWidget(tr("Kernel Editor"), this);
+    m_editorDock->setObjectName(QStringLiteral("kernelEditorDock"));
+    m_editorDock->setWidget(m_kernelEditor);
+    addDockWidget(Qt::RightDockWidgetArea, m_editorDock);
+    tabifyDockWidget(m_agentDock, m_editorDock);
+    m_agentDock->raise();
+    resizeDocks({m_agentDock}, {460}, Qt::Horizontal);
+
+    m_loopStateLabel = new QLabel;
+    m_loopStateLabel->setObjectName(QStringLiteral("loopStateLabel"));
+    statusBar()->addPermanentWidget(m_loopStateLabel);
+
+    connect(m_agentPanel, &AgentPanel::startRequested, this, &MainWindow::startLoop);
+    connect(m_agentPanel, &AgentPanel::pauseRequested, m_loop, &LoopWorker::pause);
+    connect(m_agentPanel, &AgentPanel::resumeRequested, m_loop, &LoopWorker::resume);
+    connect(m_agentPanel, &AgentPanel::stepRequested, m_loop, &LoopWorker::step);
+    connect(m_agentPanel, &AgentPanel::stopRequested, m_loop, &LoopWorker::stop);
+    connect(m_agentPanel, &AgentPanel::steerRequested, this,
+            [this](const Steering& steering, double threshold, const MoveOnRules& moveOn) {
+                m_loop->steer(command::Steer{steering, threshold, moveOn});
+            });
+    connect(m_loop, &LoopWorker::stateChanged, this, &MainWindow::onLoopStateChanged);
+    connect(m_loop, &LoopWorker::kernelChanged, this, [this](const QString& kernel, const QString& reason) {
+        m_loopKernel = kernel;
+        m_agentPanel->setCurrentKernel(kernel);
+        m_agentPanel->appendLog(tr("kernel %1: %2").arg(kernel, reason));
+        updateLoopStatus();
+    });
+    connect(m_loop, &LoopWorker::experimentStarted, this, [this](const QString& kernel, const QString& description) {
+        m_agentPanel->setCurrentExperiment(tr("%1: %2 (evaluating…)").arg(kernel, description));
+    });
+    connect(m_loop, &LoopWorker::experimentFinished, this, &MainWindow::onLoopExperimentFinished);
+    connect(m_loop, &LoopWorker::logLine, m_agentPanel, &AgentPanel::appendLog);
+    connect(m_loop, &LoopWorker::runFinished, this, &MainWindow::onLoopFinished);
+
+    connect(m_kernelEditor, &KernelEditor::kernelSelected, this, &MainWindow::refreshKernelSources);
+    connect(m_kernelEditor, &KernelEditor::runEditRequested, this, &MainWindow::runEdit);
+    connect(this, &MainWindow::sessionLoaded, this, &MainWindow::onSessionLoadedForLoop);
+    connect(this, &MainWindow::experimentsAppended, this, &MainWindow::refreshKernelSources);
+
+    updateLoopStatus();
+    updateLoopControls();
+}
+
+bool MainWindow::loopWorksOnShownSession() const
+{
+    return m_snapshot && m_loop->isRunning() && m_loop->sessionDir() == m_snapshot->dir;
+}
+
+void MainWindow::onSessionLoadedForLoop()
+{
+    QStringList kernels;
+    for (const KernelEntry& k : m_snapshot->info.kernels)
+        kernels.append(QString::fromStdString(k.name));
+    m_agentPanel->setKernels(kernels);
+    m_kernelEditor->setKernels(kernels);
+    refreshKernelSources();
+    updateLoopControls();
+}
+
+int MainWindow::bestExperimentOfKernel(const QString& kernelName) const
+{
+    const std::string file = Session::kernel_file_of(kernelName.toStdString());
+    for (auto it = m_experiments.rbegin(); it != m_experiments.rend(); ++it) {
+        if (it->kernel_file == file && it->on_frontier())
+            return it->number;
+    }
+    return -1;
+}
+
+void MainWindow::refreshKernelSources()
+{
+    // The session's work tree holds every kernel's current best (Session::record replaces the file
+    // when an experiment is kept): small files, read directly.
+    if (!m_snapshot)
+        return;
+    const QDir dir(m_snapshot->dir);
+    for (const KernelEntry& k : m_snapshot->info.kernels) {
+        const QString name = QString::fromStdString(k.name);
+        QFile file(dir.filePath(QString::fromStdString(Session::kernel_file_of(k.name))));
+        if (!file.open(QIODevice::ReadOnly)) {
+            if (name == m_kernelEditor->kernelName())
+                m_kernelEditor->setStatus(tr("%1 is missing from the session folder.").arg(file.fileName()));
+            continue;
+        }
+        const QString source = QString::fromUtf8(file.readAll());
+        m_agentPanel->setKernelSource(name, source);
+        if (name == m_kernelEditor->kernelName())
+            m_kernelEditor->setBestSource(name, source, bestExperimentOfKernel(name));
+    }
+}
+
+QString MainWindow::overrideBlockedReason() const
+{
+    if (!m_snapshot)
+        return tr("Open a session first.");
+    if (!m_loop->isRunning())
+        return QString();
+    if (!loopWorksOnShownSession())
+        return tr("The agent loop runs on another session (%1).").arg(QDir::toNativeSeparators(m_loop->sessionDir()));
+    if (m_oneShot || m_loop->state() == LoopState::Stopping)
+        return tr("Wait until the current operation has finished.");
+    return QString();
+}
+
+void MainWindow::updateLoopControls()
+{
+    m_agentPanel->setStartBlocked(m_snapshot ? QString() : tr("Open a session first."));
+    const QString blocked = overrideBlockedReason();
+    m_kernelEditor->setRunAllowed(blocked.isEmpty(), blocked);
+}
+
+void MainWindow::updateLoopStatus()
+{
+    const LoopState state = m_loop->state();
+    QString text = tr("Loop: %1").arg(AgentPanel::stateName(state));
+    if (!m_loopKernel.isEmpty() && (state == LoopState::Running || state == LoopState::Paused))
+        text += QStringLiteral(" · ") + m_loopKernel;
+    m_loopStateLabel->setText(text);
+    m_loopStateLabel->setStyleSheet(
+        QStringLiteral("QLabel { color: %1; }").arg(AgentPanel::stateColor(state).name()));
+    m_loopStateLabel->setToolTip(m_loop->isRunning() ? QDir::toNativeSeparators(m_loop->sessionDir()) : QString());
+}
+
+void MainWindow::startLoop(const AgentRunRequest& request)
+{
+    if (!m_snapshot)
+        return;
+    LoopRunSettings settings;
+    settings.sessionDir = m_snapshot->dir;
+    QStringList missing;
+    settings.options = loopOptionsWithAgentTexts(&missing);
+    for (const QString& line : missing)
+        m_agentPanel->appendLog(line);
+    settings.agent = request.agent;
+    settings.options.steering = request.steering;
+    settings.options.keep_rule.threshold = request.keepThreshold;
+    settings.options.move_on = request.moveOn;
+    settings.options.tag = "gui-" + utc_now_iso8601();
+    settings.budget = request.budget;
+    if (request.singleStep) {
+        settings.options.start_paused = true;
+        settings.initialCommands.emplace_back(std::in_place_type<command::Step>);
+    }
+    startRun(settings, false);
+}
+
+void MainWindow::startRun(const LoopRunSettings& settings, bool oneShot)
+{
+    m_loopKernel.clear();
+    if (!m_loop->start(settings))
+        return;
+    m_oneShot = oneShot;
+    m_agentPanel->appendLog(tr("— %1 on %2 —")
+                                .arg(oneShot ? tr("one-shot operation") : tr("loop started"),
+                                     QDir::toNativeSeparators(settings.sessionDir)));
+    updateLoopControls();
+    updateLoopStatus();
+}
+
+void MainWindow::onLoopStateChanged(LoopState state)
+{
+    m_agentPanel->setState(state);
+    updateLoopStatus();
+    updateLoopControls();
+}
+
+void MainWindow::onLoopExperimentFinished(const Experiment& experiment, const QString& summary)
+{
+    m_agentPanel->setCurrentExperiment(summary);
+    m_agentPanel->appendLog(summary);
+    if (m_editSubmitted && experiment.agent == "user") {
+        m_editSubmitted = false;
+        m_kernelEditor->setStatus(tr("Your edit: %1").arg(summary));
+    }
+    // The rows come from disk, like any other writer's: no double insertion with the file watcher.
+    if (m_loop->sessionDir() == sessionDir() && m_pendingDir.isEmpty())
+        m_loader->refresh();
+}
+
+void MainWindow::onLoopFinished(const QString& error)
+{
+    const bool wasOneShot = m_oneShot;
+    m_oneShot = false;
+    if (m_editSubmitted) {
+        m_editSubmitted = false;
+        m_kernelEditor->setStatus(error.isEmpty() ? tr("Your edit was not evaluated.")
+                                                  : tr("Your edit was not evaluated: %1").arg(error));
+    }
+    if (!error.isEmpty()) {
+        m_agentPanel->appendLog(error);
+        if (!m_closing)
+            reportError(wasOneShot ? tr("The operation did not run") : tr("The agent loop stopped"), error);
+    }
+    if (m_loop->sessionDir() == sessionDir() && m_pendingDir.isEmpty())
+        m_loader->refresh();
+    updateLoopStatus();
+    updateLoopControls();
+}
+
+void MainWindow::runEdit(const QString& kernelName, const QString& source, const QString& description)
+{
+    const QString blocked = overrideBlockedReason();
+    if (!blocked.isEmpty()) {
+        m_kernelEditor->setStatus(blocked);
+        return;
+    }
+    m_editSubmitted = true;
+    if (m_loop->isRunning()) {
+        if (m_loop->runSource(kernelName, source, description))
+            m_kernelEditor->setStatus(tr("Queued: your edit runs after the experiment in flight."));
+        return;
+    }
+    LoopRunSettings settings = oneShotSettings(m_snapshot->dir, 1);
+    settings.initialCommands.emplace_back(std::in_place_type<command::RunSource>, kernelName.toStdString(),
+                                          source.toStdString(), description.toStdString());
+    m_kernelEditor->setStatus(tr("Evaluating your edit of %1…").arg(kernelName));
+    startRun(settings, true);
+}
+
+void MainWindow::forceKeepLast()
+{
+    if (!overrideBlockedReason().isEmpty())
+        return;
+    if (m_loop->isRunning()) {
+        m_loop->forceKeep();
+        return;
+    }
+    LoopRunSettings settings = oneShotSettings(m_snapshot->dir, 0);
+    settings.initialCommands.emplace_back(std::in_place_type<command::ForceKeep>);
+    startRun(settings, true);
+}
+
+void MainWindow::forceRevertLast()
+{
+    if (!overrideBlockedReason().isEmpty())
+        return;
+    if (m_loop->isRunning()) {
+        m_loop->forceRevert();
+        return;
+    }
+    LoopRunSettings settings = oneShotSettings(m_snapshot->dir, 0);
+    settings.initialCommands.emplace_back(std::in_place_type<command::ForceRevert>);
+    startRun(settings, true);
+}
+
+void MainWindow::branchFrom(int number)
+{
+    if (!overrideBlockedReason().isEmpty())
+        return;
+    if (m_loop->isRunning()) {
+        m_loop->branchFrom(number);
+        return;
+    }
+    LoopRunSettings settings = oneShotSettings(m_snapshot->dir, 0);
+    settings.initialCommands.emplace_back(std::in_place_type<command::BranchFrom>, number);
+    startRun(settings, true);
+}
+
+void MainWindow::addLoopActions(QMenu& menu, const Experiment& e)
+{
+    if (m_experiments.empty())
+        return;
+    menu.addSeparator();
+    menu.setToolTipsVisible(true);
+    const QString blocked = overrideBlockedReason();
+    const Experiment& last = m_experiments.back();
+    const bool isLast = e.number == last.number;
+    // Each action is offered with the reason it cannot run now, instead of being hidden.
+    const auto add = [&](const QString& text, QString whyNot, const QString& what, auto run) {
+        if (!blocked.isEmpty())
+            whyNot = blocked;
+        QAction* action = menu.addAction(text);
+        action->setEnabled(whyNot.isEmpty());
+        action->setToolTip(whyNot.isEmpty() ? what : whyNot);
+        connect(action, &QAction::triggered, this, run);
+    };
+    QString keepWhyNot;
+    if (!isLast)
+        keepWhyNot = tr("Only the last experiment (#%1) can be force-kept.").arg(last.number);
+    else if (e.outcome == Outcome::Kept || e.outcome == Outcome::Baseline)
+        keepWhyNot = tr("#%1 is already kept.").arg(e.number);
+    else if (!e.passed())
+        keepWhyNot = tr("#%1 did not pass its checks.").arg(e.number);
+    add(tr("Force Keep #%1").arg(e.number), keepWhyNot,
+        tr("Make #%1 the best of its kernel (recorded as a new kept experiment)").arg(e.number),
+        [this] { forceKeepLast(); });
+    QString revertWhyNot;
+    if (!isLast)
+        revertWhyNot = tr("Only the last experiment (#%1) can be force-reverted.").arg(last.number);
+    else if (e.outcome != Outcome::Kept)
+        revertWhyNot = tr("#%1 was not kept.").arg(e.number);
+    add(tr("Force Revert #%1").arg(e.number), revertWhyNot,
+        tr("Bring back the best before #%1 (recorded as a new kept experiment)").arg(e.number),
+        [this] { forceRevertLast(); });
+    add(tr("Branch From #%1").arg(e.number),
+        e.passed() ? QString() : tr("#%1 did not pass its checks.").arg(e.number),
+        tr("Make #%1 the current best of its kernel and continue from it").arg(e.number),
+        [this, number = e.number] { branchFrom(number); });
 }
 
 }  // namespace ak

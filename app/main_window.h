@@ -8,6 +8,14 @@
 // "Diff vs selected" tab. The session is followed live: rows another process records appear
 // without a reload (SessionWatcher -> Session::refresh() on the worker -> appendExperiments).
 //
+// The agent loop runs on its own thread (LoopWorker) and is driven from two docks: the agent panel
+// (start / pause / step / stop, agent settings, steering) and the kernel editor (run a hand edit of
+// the current best as the next experiment). Experiments the loop records reach the table and timeline
+// the same way as those of any other writer: Session::refresh() on the session worker, never from the
+// loop's signals directly, so nothing is inserted twice. The experiment context menu offers force
+// keep / force revert / branch from: sent to the running loop, or run as a one-shot operation when no
+// loop runs.
+//
 // Problems opening a session go to the message handler: a modal QMessageBox by default;
 // tests and --screenshot install their own so nothing blocks.
 #include "app/session_snapshot.h"
@@ -34,17 +42,24 @@ class QTabWidget;
 class QTableView;
 class QToolButton;
 class QDialog;
+class QDockWidget;
 class QPlainTextEdit;
 
 namespace ak {
 
+class AgentPanel;
 class DetailsPanel;
 class DiffView;
 class ExperimentFilterModel;
 class ExperimentTableModel;
+class KernelEditor;
+class LoopWorker;
 class SessionLoader;
 class SessionWatcher;
 class SourceView;
+enum class LoopState;
+struct AgentRunRequest;
+struct LoopRunSettings;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -111,6 +126,22 @@ public:
     QLabel* countsLabel() const { return m_countsLabel; }
     QToolButton* warningsButton() const { return m_warningsButton; }
     SessionWatcher* watcher() const { return m_watcher; }
+    AgentPanel* agentPanel() const { return m_agentPanel; }
+    KernelEditor* kernelEditor() const { return m_kernelEditor; }
+    LoopWorker* loopWorker() const { return m_loop; }
+    QDockWidget* agentDock() const { return m_agentDock; }
+    QDockWidget* kernelEditorDock() const { return m_editorDock; }
+    QLabel* loopStateLabel() const { return m_loopStateLabel; }
+
+    // The experiment context menu's overrides: sent to the running loop, or run as a one-shot
+    // operation (no evaluation) when none runs. overrideBlockedReason() says why they cannot run
+    // now ("" when they can).
+    void forceKeepLast();
+    void forceRevertLast();
+    void branchFrom(int number);
+    QString overrideBlockedReason() const;
+    // "Run my edit as the next experiment": queued in the running loop, or evaluated in a one-shot run.
+    void runEdit(const QString& kernelName, const QString& source, const QString& description);
 
     enum Tab { ParentDiffTab, CompareDiffTab, SourceTab, DetailsTab };
 
@@ -132,6 +163,7 @@ private:
     void buildMenus();
     void buildCentralWidget();
     void buildStatusBar();
+    void buildAgentDocks();
     void restoreLayout();
     void saveLayout();
 
@@ -167,6 +199,20 @@ private:
     void indexExperiments(std::size_t first);
     void checkSettled();
     QString experimentLabel(const ak::Experiment& e) const;
+
+    // The agent loop.
+    void startLoop(const ak::AgentRunRequest& request);
+    void startRun(const ak::LoopRunSettings& settings, bool oneShot);
+    void onLoopStateChanged(ak::LoopState state);
+    void onLoopExperimentFinished(const ak::Experiment& experiment, const QString& summary);
+    void onLoopFinished(const QString& error);
+    void onSessionLoadedForLoop();
+    void refreshKernelSources();
+    void updateLoopControls();
+    void updateLoopStatus();
+    void addLoopActions(QMenu& menu, const ak::Experiment& e);
+    bool loopWorksOnShownSession() const;
+    int bestExperimentOfKernel(const QString& kernelName) const;
 
     Options m_options;
     MessageHandler m_messageHandler;
@@ -232,6 +278,18 @@ private:
     QActionGroup* m_metricGroup = nullptr;
     QActionGroup* m_languageGroup = nullptr;
     QMenu* m_recentMenu = nullptr;
+
+    // The agent loop.
+    LoopWorker* m_loop = nullptr;
+    AgentPanel* m_agentPanel = nullptr;
+    KernelEditor* m_kernelEditor = nullptr;
+    QDockWidget* m_agentDock = nullptr;
+    QDockWidget* m_editorDock = nullptr;
+    QLabel* m_loopStateLabel = nullptr;
+    QString m_loopKernel;
+    bool m_oneShot = false;          // the running loop is a one-shot operation (an edit, an override)
+    bool m_editSubmitted = false;    // the kernel editor waits for its edit's result
+    bool m_closing = false;
 };
 
 }  // namespace ak

@@ -4,9 +4,12 @@
 #include "app/loop_worker.h"
 
 #include "sample_session.h"
+#include "scripted_loop.h"
 #include "session/session.h"
+#include "util/error.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -20,104 +23,10 @@
 #include <string>
 
 using namespace ak;
+using ak::test::ScriptedAgent;
+using ak::test::ScriptedEvaluator;
 
 namespace {
-
-// "// latency N" (the last one in the source) is the candidate's median time; 100 us without one.
-double latencyOf(const std::string& source) {
-    const std::string marker = "// latency ";
-    const auto at = source.rfind(marker);
-    if (at == std::string::npos) return 100.0;
-    return std::stod(source.substr(at + marker.size()));
-}
-
-TimingRecord timingOf(const std::string& source) {
-    TimingRecord t;
-    t.shape = Shape{{4096, 4096}};
-    t.median_us = latencyOf(source);
-    t.iqr_us = 0.2;
-    t.samples = 50;
-    t.baseline_name = "at::rms_norm";
-    t.baseline_median_us = 120.0;
-    t.speedup = t.baseline_median_us / t.median_us;
-    t.bound = "memory";
-    return t;
-}
-
-// Passes every candidate and times it by its "// latency" line. Evaluations can be gated: with the
-// gate closed each one waits for a permit (or for cancel(), when it honours cancelling).
-class ScriptedEvaluator : public CancellableEvaluator {
-public:
-    EvaluationResult evaluate(const EvaluationRequest& request) override {
-        std::unique_lock lock(mutex_);
-        ++requests_;
-        changed_.notify_all();
-        changed_.wait(lock, [&] { return !gated_ || permits_ > 0 || (cancelled_ && honourCancel_); });
-        if (gated_ && permits_ > 0) --permits_;
-        lock.unlock();
-        if (delayMs_ > 0) QThread::msleep(static_cast<unsigned long>(delayMs_));
-        EvaluationResult r;
-        r.verdict = Verdict::Pass;
-        r.timing.push_back(timingOf(request.source));
-        if (request.reference_source) r.reference_timing.push_back(timingOf(*request.reference_source));
-        r.device = "scripted";
-        return r;
-    }
-    void cancel() override {
-        std::lock_guard lock(mutex_);
-        cancelled_ = true;
-        changed_.notify_all();
-    }
-
-    void setGated(bool gated) {
-        std::lock_guard lock(mutex_);
-        gated_ = gated;
-        changed_.notify_all();
-    }
-    void grant(int permits) {
-        std::lock_guard lock(mutex_);
-        permits_ += permits;
-        changed_.notify_all();
-    }
-    void setHonourCancel(bool honour) { honourCancel_ = honour; }
-    void setDelayMs(int ms) { delayMs_ = ms; }
-    int requests() const {
-        std::lock_guard lock(mutex_);
-        return requests_;
-    }
-    bool cancelled() const {
-        std::lock_guard lock(mutex_);
-        return cancelled_;
-    }
-
-private:
-    mutable std::mutex mutex_;
-    std::condition_variable changed_;
-    int requests_ = 0;
-    int permits_ = 0;
-    bool gated_ = false;
-    bool cancelled_ = false;
-    std::atomic<bool> honourCancel_{true};
-    std::atomic<int> delayMs_{0};
-};
-
-// Proposes the best source with a faster "// latency" line each time, so every candidate is kept.
-class ScriptedAgent : public Agent {
-public:
-    explicit ScriptedAgent(std::shared_ptr<std::atomic<int>> proposals) : proposals_(std::move(proposals)) {}
-    std::string name() const override { return "scripted"; }
-    Proposal propose(const AgentContext& context) override {
-        const int n = ++*proposals_;
-        Proposal p;
-        p.ok = true;
-        p.source = context.best_source + "\n// latency " + std::to_string(90 - n) + "\n";
-        p.description = "candidate " + std::to_string(n);
-        return p;
-    }
-
-private:
-    std::shared_ptr<std::atomic<int>> proposals_;
-};
 
 // Records what the worker emitted, checking each signal arrives on the GUI thread.
 struct Recorder {
@@ -177,6 +86,7 @@ private slots:
     void destruction_lets_the_evaluation_in_flight_finish_and_records_it();
     void shutdown_cancels_a_stuck_evaluation_and_records_nothing();
     void shutdown_detaches_a_thread_that_will_not_end();
+    void agents_get_the_playbook_and_the_kernel_contract();
 
 private:
     LoopRunSettings settings(std::optional<int> maxExperiments = std::nullopt) const;
@@ -215,7 +125,7 @@ LoopRunSettings TestLoopWorker::settings(std::optional<int> maxExperiments) cons
 void TestLoopWorker::useScripted(LoopWorker& worker) {
     const std::shared_ptr<ScriptedEvaluator> evaluator = m_evaluator;
     const std::shared_ptr<std::atomic<int>> proposals = m_proposals;
-    worker.setEvaluatorFactory([evaluator]() -> std::shared_ptr<Evaluator> { return evaluator; });
+    worker.setEvaluatorFactory([evaluator](const QString&) -> std::shared_ptr<Evaluator> { return evaluator; });
     worker.setAgentFactory([proposals](const AgentSettings&) -> std::unique_ptr<Agent> {
         return std::make_unique<ScriptedAgent>(proposals);
     });
@@ -356,6 +266,11 @@ void TestLoopWorker::a_one_shot_run_evaluates_one_edit_and_ends() {
 void TestLoopWorker::overrides_record_without_evaluating() {
     LoopWorker worker;
     useScripted(worker);
+    int evaluatorsMade = 0;  // a run of 0 experiments needs no evaluator (and no GPU)
+    worker.setEvaluatorFactory([&evaluatorsMade](const QString&) -> std::shared_ptr<Evaluator> {
+        ++evaluatorsMade;
+        throw Error(ErrorKind::Gpu, "no GPU here");
+    });
     Recorder recorder;
     recorder.attach(worker);
     QSignalSpy finished(&worker, &LoopWorker::runFinished);
@@ -368,7 +283,6 @@ void TestLoopWorker::overrides_record_without_evaluating() {
     QCOMPARE(e.number, test::kSampleExperimentCount);
     QCOMPARE(e.description, std::string("branch from exp 2"));
     QCOMPARE(e.outcome, Outcome::Kept);
-    QCOMPARE(m_evaluator->requests(), 0);
 
     // Force revert of that kept record, in a second one-shot run of the same worker.
     LoopRunSettings again = settings(0);
@@ -377,7 +291,8 @@ void TestLoopWorker::overrides_record_without_evaluating() {
     QVERIFY(finished.wait(10000));
     QCOMPARE(recorder.finished.size(), 2);
     QCOMPARE(recorder.finished.last().description, std::string("force revert of exp 7"));
-    QCOMPARE(m_evaluator->requests(), 0);
+    QCOMPARE(finished.last().first().toString(), QString());
+    QCOMPARE(evaluatorsMade, 0);
     QCOMPARE(int(experimentsOnDisk(m_dir).size()), test::kSampleExperimentCount + 2);
 }
 
@@ -492,6 +407,23 @@ void TestLoopWorker::shutdown_detaches_a_thread_that_will_not_end() {
     QTRY_COMPARE_WITH_TIMEOUT(LoopWorker::liveThreads(), 0, 10000);
     // The abandoned evaluation was not recorded.
     QCOMPARE(int(experimentsOnDisk(m_dir).size()), test::kSampleExperimentCount);
+}
+
+void TestLoopWorker::agents_get_the_playbook_and_the_kernel_contract() {
+    QStringList missing;
+    const LoopOptions options = loopOptionsWithAgentTexts(&missing);
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
+    QVERIFY(QString::fromStdString(options.playbook).contains(QStringLiteral("tier"), Qt::CaseInsensitive));
+    QVERIFY(QString::fromStdString(options.contract).contains(QStringLiteral("@autokernel")));
+
+    qputenv("AK_RESOURCES_DIR", m_tmp->path().toUtf8());  // a playbook of the user's own comes first
+    QFile own(m_tmp->filePath(QStringLiteral("playbook.md")));
+    QVERIFY(own.open(QIODevice::WriteOnly));
+    own.write("my own playbook\n");
+    own.close();
+    const LoopOptions mine = loopOptionsWithAgentTexts();
+    qunsetenv("AK_RESOURCES_DIR");
+    QCOMPARE(mine.playbook, std::string("my own playbook\n"));
 }
 
 QTEST_MAIN(TestLoopWorker)

@@ -1,5 +1,12 @@
 #include "app/app_options.h"
 
+#include "session/bundled_session.h"
+#include "util/error.h"
+
+#include <QStandardPaths>
+
+#include <filesystem>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -98,8 +105,19 @@ QString demoSessionDir(const QString& applicationDir)
         QDir(applicationDir).filePath(QStringLiteral("../") + QStringLiteral(AK_DEMO_SESSION_INSTALL_DIR)),
     };
     for (const QString& candidate : candidates) {
-        if (QFileInfo(candidate).isDir())
-            return QDir::cleanPath(QFileInfo(candidate).absoluteFilePath());
+        if (!QFileInfo(candidate).isDir())
+            continue;
+        const QString bundle = QDir::cleanPath(QFileInfo(candidate).absoluteFilePath());
+        if (!ak::is_bundled_session(std::filesystem::path(bundle.toStdString())))
+            return bundle;
+        // The bundle stores its .git as dot-git (a repository cannot sit inside ours): open a cached copy.
+        try {
+            const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+            return QString::fromStdString(
+                ak::materialize_bundled_session(bundle.toStdString(), cache.toStdString()).string());
+        } catch (const ak::Error&) {
+            return {};
+        }
     }
     return {};
 }

@@ -1,0 +1,61 @@
+// The bundled demo session (resources/demo-session, recorded on an H200) opens as an ordinary session
+// once materialized, with every experiment reachable in git.
+#include "session/bundled_session.h"
+#include "session/session.h"
+#include "util/error.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const char* name) {
+    const fs::path d = fs::temp_directory_path() / (std::string(name) + "-" + std::to_string(std::random_device{}()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(BundledSession, TheDemoSessionMaterializesAndOpensWithEveryExperimentInGit) {
+    const fs::path bundle = AK_DEMO_SESSION_DIR;
+    ASSERT_TRUE(ak::is_bundled_session(bundle)) << bundle;
+    const fs::path cache = fresh_dir("ak-bundle-cache");
+    const fs::path copy = ak::materialize_bundled_session(bundle, cache);
+    EXPECT_TRUE(fs::is_directory(copy / ".git"));
+    EXPECT_FALSE(fs::exists(copy / "dot-git"));
+
+    const ak::Session s = ak::Session::open(copy, ak::OpenOptions{.read_only = true});
+    ASSERT_GE(s.experiments().size(), 100u);
+    EXPECT_EQ(s.info().gpu, "NVIDIA H200");
+    int kept = 0;
+    for (const ak::Experiment& e : s.experiments()) {
+        EXPECT_EQ(e.number, &e - s.experiments().data());
+        kept += e.outcome == ak::Outcome::Kept;
+        // Every experiment's source is in git, kept or not.
+        EXPECT_FALSE(s.source_of(e).empty()) << "experiment " << e.number;
+    }
+    EXPECT_GE(kept, 3);
+    EXPECT_TRUE(s.warnings().empty()) << s.warnings().front();
+
+    // A second call reuses the copy instead of copying again.
+    EXPECT_EQ(ak::materialize_bundled_session(bundle, cache), copy);
+    fs::remove_all(cache);
+}
+
+TEST(BundledSession, AFolderThatIsNotABundleIsRefusedByName) {
+    const fs::path d = fresh_dir("ak-not-bundle");
+    try {
+        ak::materialize_bundled_session(d, d / "cache");
+        FAIL() << "expected an error";
+    } catch (const ak::Error& e) {
+        EXPECT_EQ(e.kind(), ak::ErrorKind::NotFound);
+        EXPECT_NE(std::string(e.what()).find(d.string()), std::string::npos) << e.what();
+    }
+    fs::remove_all(d);
+}

@@ -701,6 +701,69 @@ Optionen:
     </message>
 </context>
 <context>
+    <name>ak::LoopWorker</name>
+    <message>
+        <source>baseline</source>
+        <translation>Basis</translation>
+    </message>
+    <message>
+        <source>kept</source>
+        <translation>behalten</translation>
+    </message>
+    <message>
+        <source>reverted</source>
+        <translation>verworfen</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source> (%1 µs)</source>
+        <translation> (%1 µs)</translation>
+    </message>
+    <message>
+        <source>#%1 %2 %3%4</source>
+        <translation>Nr. %1 %2 %3%4</translation>
+    </message>
+    <message>
+        <source>#%1 %2 %3%4: %5</source>
+        <translation>Nr. %1 %2 %3%4: %5</translation>
+    </message>
+    <message>
+        <source>A loop is already running on %1.</source>
+        <translation>Auf %1 läuft bereits eine Schleife.</translation>
+    </message>
+    <message>
+        <source>session: %1</source>
+        <translation>Sitzung: %1</translation>
+    </message>
+    <message>
+        <source>The evaluation in flight was cancelled; nothing was recorded for it.</source>
+        <translation>Die laufende Auswertung wurde abgebrochen; für sie wurde nichts aufgezeichnet.</translation>
+    </message>
+    <message>
+        <source>The loop could not go on: %1</source>
+        <translation>Die Schleife konnte nicht weiterlaufen: %1</translation>
+    </message>
+    <message>
+        <source>The evaluation in flight did not finish within %1 s: cancelling it.</source>
+        <translation>Die laufende Auswertung wurde nicht innerhalb von %1 s fertig: sie wird abgebrochen.</translation>
+    </message>
+    <message>
+        <source>The loop thread did not end in time and was left to finish on its own.</source>
+        <translation>Der Schleifen-Thread endete nicht rechtzeitig und wurde sich selbst überlassen.</translation>
+    </message>
+    <message>
+        <source>No playbook for the agents (looked in: %1).</source>
+        <translation>Kein Playbook für die Agenten (gesucht in: %1).</translation>
+    </message>
+    <message>
+        <source>No kernel contract for the agents (looked for %1).</source>
+        <translation>Kein Kernel-Vertrag für die Agenten (gesucht nach %1).</translation>
+    </message>
+</context>
+<context>
     <name>ak::MainWindow</name>
     <message>
         <source>The demo session is not installed. It is expected in resources/demo-session of the source tree or in share/autokernel-workbench/demo-session of the installation.</source>
@@ -994,6 +1057,130 @@ Optionen:
     <message>
         <source>&lt;h3&gt;AutoKernel Workbench %1&lt;/h3&gt;&lt;p&gt;Browse GPU-kernel optimization sessions: every experiment is a git commit.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Syntax highlighter&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;libgit2&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;h3&gt;AutoKernel Workbench %1&lt;/h3&gt;&lt;p&gt;Sitzungen der GPU-Kernel-Optimierung durchsuchen: jedes Experiment ist ein Git-Commit.&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;Qt&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;QCustomPlot&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Syntaxhervorhebung&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;libgit2&lt;/td&gt;&lt;td&gt;%5&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+    <message>
+        <source>Stopping the agent loop…</source>
+        <translation>Die Agenten-Schleife wird beendet…</translation>
+    </message>
+    <message>
+        <source>Agent Loop</source>
+        <translation>Agenten-Schleife</translation>
+    </message>
+    <message>
+        <source>Kernel Editor</source>
+        <translation>Kernel-Editor</translation>
+    </message>
+    <message>
+        <source>kernel %1: %2</source>
+        <translation>Kernel %1: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2 (evaluating…)</source>
+        <translation>%1: %2 (wird ausgewertet…)</translation>
+    </message>
+    <message>
+        <source>%1 is missing from the session folder.</source>
+        <translation>%1 fehlt im Sitzungsordner.</translation>
+    </message>
+    <message>
+        <source>Open a session first.</source>
+        <translation>Zuerst eine Sitzung öffnen.</translation>
+    </message>
+    <message>
+        <source>The agent loop runs on another session (%1).</source>
+        <translation>Die Agenten-Schleife läuft auf einer anderen Sitzung (%1).</translation>
+    </message>
+    <message>
+        <source>Wait until the current operation has finished.</source>
+        <translation>Warten, bis der aktuelle Vorgang abgeschlossen ist.</translation>
+    </message>
+    <message>
+        <source>Loop: %1</source>
+        <translation>Schleife: %1</translation>
+    </message>
+    <message>
+        <source>— %1 on %2 —</source>
+        <translation>— %1 auf %2 —</translation>
+    </message>
+    <message>
+        <source>one-shot operation</source>
+        <translation>einmaliger Vorgang</translation>
+    </message>
+    <message>
+        <source>loop started</source>
+        <translation>Schleife gestartet</translation>
+    </message>
+    <message>
+        <source>Your edit: %1</source>
+        <translation>Ihre Änderung: %1</translation>
+    </message>
+    <message>
+        <source>Your edit was not evaluated.</source>
+        <translation>Ihre Änderung wurde nicht ausgewertet.</translation>
+    </message>
+    <message>
+        <source>Your edit was not evaluated: %1</source>
+        <translation>Ihre Änderung wurde nicht ausgewertet: %1</translation>
+    </message>
+    <message>
+        <source>The operation did not run</source>
+        <translation>Der Vorgang wurde nicht ausgeführt</translation>
+    </message>
+    <message>
+        <source>The agent loop stopped</source>
+        <translation>Die Agenten-Schleife wurde beendet</translation>
+    </message>
+    <message>
+        <source>Queued: your edit runs after the experiment in flight.</source>
+        <translation>Eingereiht: Ihre Änderung läuft nach dem laufenden Experiment.</translation>
+    </message>
+    <message>
+        <source>Evaluating your edit of %1…</source>
+        <translation>Ihre Änderung von %1 wird ausgewertet…</translation>
+    </message>
+    <message>
+        <source>Only the last experiment (#%1) can be force-kept.</source>
+        <translation>Nur das letzte Experiment (Nr. %1) lässt sich erzwungen behalten.</translation>
+    </message>
+    <message>
+        <source>#%1 is already kept.</source>
+        <translation>Nr. %1 ist bereits behalten.</translation>
+    </message>
+    <message>
+        <source>#%1 did not pass its checks.</source>
+        <translation>Nr. %1 hat seine Prüfungen nicht bestanden.</translation>
+    </message>
+    <message>
+        <source>Force Keep #%1</source>
+        <translation>Nr. %1 erzwungen behalten</translation>
+    </message>
+    <message>
+        <source>Make #%1 the best of its kernel (recorded as a new kept experiment)</source>
+        <translation>Nr. %1 zum Besten seines Kernels machen (als neues behaltenes Experiment aufgezeichnet)</translation>
+    </message>
+    <message>
+        <source>Only the last experiment (#%1) can be force-reverted.</source>
+        <translation>Nur das letzte Experiment (Nr. %1) lässt sich erzwungen verwerfen.</translation>
+    </message>
+    <message>
+        <source>#%1 was not kept.</source>
+        <translation>Nr. %1 wurde nicht behalten.</translation>
+    </message>
+    <message>
+        <source>Force Revert #%1</source>
+        <translation>Nr. %1 erzwungen verwerfen</translation>
+    </message>
+    <message>
+        <source>Bring back the best before #%1 (recorded as a new kept experiment)</source>
+        <translation>Das Beste vor Nr. %1 zurückholen (als neues behaltenes Experiment aufgezeichnet)</translation>
+    </message>
+    <message>
+        <source>Branch From #%1</source>
+        <translation>Von Nr. %1 abzweigen</translation>
+    </message>
+    <message>
+        <source>Make #%1 the current best of its kernel and continue from it</source>
+        <translation>Nr. %1 zum aktuell Besten seines Kernels machen und von dort weitermachen</translation>
     </message>
 </context>
 <context>

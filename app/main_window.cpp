@@ -403,6 +403,10 @@ void MainWindow::buildCentralWidget()
     m_parentDiff->setObjectName(QStringLiteral("parentDiff"));
     m_compareDiff = new DiffView;
     m_compareDiff->setObjectName(QStringLiteral("compareDiff"));
+    // A diff's header names both sides (commit, kernel file) on one line; a long one must not set the
+    // whole window's minimum width (it is clipped instead).
+    for (DiffView* diff : {m_parentDiff, m_compareDiff})
+        diff->setMinimumWidth(320);
     m_compareStack = new QStackedWidget;
     auto* hintPage = new QWidget;
     auto* hintLayout = new QVBoxLayout(hintPage);

@@ -633,7 +633,7 @@ Optionen:
     </message>
     <message>
         <source>Run my edit as the next experiment</source>
-        <translation>Meine Änderung als nächstes Experiment ausführen</translation>
+        <translation>Als nächstes Experiment ausführen</translation>
     </message>
     <message>
         <source>Revert edit</source>

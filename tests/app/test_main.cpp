@@ -80,9 +80,9 @@ private slots:
     {
         const QString png = m_root.filePath(QStringLiteral("shot-de.png"));
         const Run run = runWorkbench({QStringLiteral("--lang"), QStringLiteral("de"), QStringLiteral("--screenshot"),
-                                      png, QStringLiteral("--size"), QStringLiteral("1280x800"), m_session});
+                                      png, QStringLiteral("--size"), QStringLiteral("1440x900"), m_session});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QCOMPARE(QImage(png).size(), QSize(1280, 800));
+        QCOMPARE(QImage(png).size(), QSize(1440, 900));
     }
 
     void screenshot_of_a_folder_that_is_not_a_session_fails_with_a_message()

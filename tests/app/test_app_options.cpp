@@ -1,5 +1,7 @@
 // The command line of autokernel-workbench and where the demo session is looked for.
 #include "app/app_options.h"
+#include "session/bundled_session.h"
+#include "session/session.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -74,18 +76,30 @@ private slots:
         QVERIFY(!wantsNoWindow({QStringLiteral("x"), QStringLiteral("--demo")}));
         QVERIFY(appUsage().contains(QStringLiteral("--screenshot")));
     }
+    void the_bundled_demo_session_opens_as_a_session_copy()
+    {
+        // resources/demo-session stores its .git as dot-git; demoSessionDir() hands out a cached copy
+        // with a real .git that Session::open accepts.
+        const QString source = QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR);
+        if (!QFileInfo(source).isDir())
+            QSKIP("this checkout has no resources/demo-session");
+        QTemporaryDir bin;
+        const QString demo = demoSessionDir(bin.path());
+        QVERIFY(!demo.isEmpty());
+        QVERIFY(QFileInfo::exists(QDir(demo).filePath(QStringLiteral("session.json"))));
+        QVERIFY(ak::Session::is_session(demo.toStdString()));
+        if (ak::is_bundled_session(source.toStdString()))
+            QVERIFY(QDir::cleanPath(demo) != QDir::cleanPath(source));
+        QCOMPARE(demoSessionDir(bin.path()), demo);  // the same copy the second time
+    }
     void the_demo_session_is_found_in_the_install_tree()
     {
         // A fake installation: <prefix>/bin and <prefix>/share/autokernel-workbench/demo-session.
+        if (QFileInfo(QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR)).isDir())
+            QSKIP("the source tree's demo session takes precedence over an installed one");
         QTemporaryDir prefix;
         QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("bin")));
         const QString bin = prefix.filePath(QStringLiteral("bin"));
-        const QString source = QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR);
-        if (QFileInfo(source).isDir()) {
-            // A developer checkout with a recorded demo: that one wins.
-            QCOMPARE(demoSessionDir(bin), QDir::cleanPath(source));
-            return;
-        }
         QVERIFY(demoSessionDir(bin).isEmpty());
         QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("share/autokernel-workbench/demo-session")));
         QCOMPARE(demoSessionDir(bin), prefix.filePath(QStringLiteral("share/autokernel-workbench/demo-session")));

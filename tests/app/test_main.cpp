@@ -85,6 +85,16 @@ private slots:
         QCOMPARE(QImage(png).size(), QSize(1440, 900));
     }
 
+    void screenshot_of_the_demo_session_as_run_gui_sh_takes_it()
+    {
+        if (!QFileInfo(QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR)).isDir())
+            QSKIP("this checkout has no resources/demo-session");
+        const QString png = m_root.filePath(QStringLiteral("demo.png"));
+        const Run run = runWorkbench({QStringLiteral("--screenshot"), png, QStringLiteral("--demo")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(QImage(png).size(), QSize(1600, 1000));
+    }
+
     void screenshot_of_a_folder_that_is_not_a_session_fails_with_a_message()
     {
         const QString png = m_root.filePath(QStringLiteral("bad.png"));

@@ -1207,7 +1207,12 @@ void MainWindow::buildAgentDocks()
     m_kernelEditor->setObjectName(QStringLiteral("kernelEditor"));
     m_editorDock = new QDockWidget(tr("Kernel Editor"), this);
     m_editorDock->setObjectName(QStringLiteral("kernelEditorDock"));
-    m_editorDock->setWidget(m_kernelEditor);
+    // In a scroll area like the agent panel, so the docks never force a wide window.
+    auto* editorScroll = new QScrollArea;
+    editorScroll->setWidget(m_kernelEditor);
+    editorScroll->setWidgetResizable(true);
+    editorScroll->setFrameShape(QFrame::NoFrame);
+    m_editorDock->setWidget(editorScroll);
     addDockWidget(Qt::RightDockWidgetArea, m_editorDock);
     tabifyDockWidget(m_agentDock, m_editorDock);
     m_agentDock->raise();

@@ -42,18 +42,21 @@ KernelEditor::KernelEditor(QWidget* parent) : QWidget(parent) {
     top->addStretch(1);
     top->addWidget(m_modifiedLabel);
 
-    auto* bottom = new QHBoxLayout;
-    bottom->addWidget(new QLabel(tr("Description:"), this));
-    bottom->addWidget(m_description, 1);
-    bottom->addWidget(m_runButton);
-    bottom->addWidget(m_revertButton);
+    auto* describe = new QHBoxLayout;
+    describe->addWidget(new QLabel(tr("Description:"), this));
+    describe->addWidget(m_description, 1);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_runButton);
+    buttons->addWidget(m_revertButton);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(top);
     layout->addWidget(m_notice);
     layout->addWidget(m_view, 1);
-    layout->addLayout(bottom);
+    layout->addLayout(describe);
+    layout->addLayout(buttons);
     layout->addWidget(m_status);
 
     connect(m_view, &QPlainTextEdit::textChanged, this, &KernelEditor::onTextChanged);

@@ -59,6 +59,12 @@ fs::path materialize_bundled_session(const fs::path& bundle, const fs::path& cac
         fs::copy(entry.path(), to, fs::copy_options::recursive, ec);
         if (ec) throw Error(ErrorKind::Io, "cannot copy " + entry.path().string() + " to " + to.string() + ": " + ec.message());
     }
+    // git does not track empty folders, so a bundle from a clone lacks the ones a repository needs (its
+    // refs are all in packed-refs). Recreate them.
+    for (const char* needed : {".git/refs/heads", ".git/refs/tags", ".git/objects/pack", ".git/objects/info"}) {
+        fs::create_directories(staging / needed, ec);
+        if (ec) throw Error(ErrorKind::Io, "cannot create " + (staging / needed).string() + ": " + ec.message());
+    }
     fs::rename(staging, target, ec);
     if (ec) {
         fs::remove_all(staging, ec);

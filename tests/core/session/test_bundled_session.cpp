@@ -48,6 +48,19 @@ TEST(BundledSession, TheDemoSessionMaterializesAndOpensWithEveryExperimentInGit)
     fs::remove_all(cache);
 }
 
+TEST(BundledSession, ABundleWithoutTheEmptyFoldersGitDoesNotTrackStillOpens) {
+    // A clone of this repository has no empty folders: dot-git/refs is missing there.
+    const fs::path work = fresh_dir("ak-bundle-clone");
+    const fs::path bundle = work / "demo-session";
+    fs::copy(AK_DEMO_SESSION_DIR, bundle, fs::copy_options::recursive);
+    fs::remove_all(bundle / "dot-git" / "refs");
+    ASSERT_FALSE(fs::exists(bundle / "dot-git" / "refs"));
+    const fs::path copy = ak::materialize_bundled_session(bundle, work / "cache");
+    const ak::Session s = ak::Session::open(copy, ak::OpenOptions{.read_only = true});
+    EXPECT_GE(s.experiments().size(), 100u);
+    fs::remove_all(work);
+}
+
 TEST(BundledSession, AFolderThatIsNotABundleIsRefusedByName) {
     const fs::path d = fresh_dir("ak-not-bundle");
     try {

@@ -33,6 +33,16 @@ std::string bundle_fingerprint(const fs::path& bundle) {
     return text;
 }
 
+// git does not track empty folders, so a bundle from a clone lacks the ones a repository needs (its refs
+// are all in packed-refs). Recreates them in the copy `session`.
+void add_untracked_git_folders(const fs::path& session) {
+    for (const char* needed : {".git/refs/heads", ".git/refs/tags", ".git/objects/pack", ".git/objects/info"}) {
+        std::error_code ec;
+        fs::create_directories(session / needed, ec);
+        if (ec) throw Error(ErrorKind::Io, "cannot create " + (session / needed).string() + ": " + ec.message());
+    }
+}
+
 }  // namespace
 
 bool is_bundled_session(const fs::path& dir) {
@@ -46,7 +56,10 @@ fs::path materialize_bundled_session(const fs::path& bundle, const fs::path& cac
                                              " folder): " + bundle.string());
     const fs::path target = cache_root / (bundle.filename().string() + "-" + bundle_fingerprint(bundle));
     std::error_code ec;
-    if (fs::is_directory(target / ".git", ec) && fs::is_regular_file(target / "session.json", ec)) return target;
+    if (fs::is_directory(target / ".git", ec) && fs::is_regular_file(target / "session.json", ec)) {
+        add_untracked_git_folders(target);  // a copy made before this step existed may lack them
+        return target;
+    }
 
     // Copy beside the target and rename into place, so a copy cut short is never taken for a whole one.
     const fs::path staging = target.string() + ".partial";
@@ -59,12 +72,7 @@ fs::path materialize_bundled_session(const fs::path& bundle, const fs::path& cac
         fs::copy(entry.path(), to, fs::copy_options::recursive, ec);
         if (ec) throw Error(ErrorKind::Io, "cannot copy " + entry.path().string() + " to " + to.string() + ": " + ec.message());
     }
-    // git does not track empty folders, so a bundle from a clone lacks the ones a repository needs (its
-    // refs are all in packed-refs). Recreate them.
-    for (const char* needed : {".git/refs/heads", ".git/refs/tags", ".git/objects/pack", ".git/objects/info"}) {
-        fs::create_directories(staging / needed, ec);
-        if (ec) throw Error(ErrorKind::Io, "cannot create " + (staging / needed).string() + ": " + ec.message());
-    }
+    add_untracked_git_folders(staging);
     fs::rename(staging, target, ec);
     if (ec) {
         fs::remove_all(staging, ec);

@@ -93,12 +93,6 @@ exit status: 0 sent, 1 no run is working on SESSION, 64 usage
 // end it too.
 std::atomic<int> g_worker_pid{0};
 
-std::string fixed(double value, int decimals) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
 std::string clock_time() { return utc_now_iso8601().substr(11, 8); }
 
 // Prints the loop's events: experiments on stdout, everything else on stderr.
@@ -115,8 +109,8 @@ public:
         if (r.worker_pid > 0) g_worker_pid = r.worker_pid;
         std::string line = "[" + clock_time() + "] exp " + std::to_string(e.number) + " " + e.kernel_file + " " +
                std::string(to_string(e.outcome)) + " " + std::string(to_string(e.correctness));
-        if (e.latency_us) line += " " + fixed(*e.latency_us, 2) + " us";
-        if (e.speedup_vs_pytorch) line += " (" + fixed(*e.speedup_vs_pytorch, 2) + "x PyTorch)";
+        if (e.latency_us) line += " " + format_fixed(*e.latency_us, 2) + " us";
+        if (e.speedup_vs_pytorch) line += " (" + format_fixed(*e.speedup_vs_pytorch, 2) + "x PyTorch)";
         line += " [" + e.agent + "] " + e.description;
         if (r.verdict == Verdict::Pass) line += " -- " + d.reason;
         else line += " -- " + summary_line(r);

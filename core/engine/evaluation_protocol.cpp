@@ -454,12 +454,6 @@ EvaluationResult result_from(const json& j) {
     return r;
 }
 
-std::string format_fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 std::string format_general(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g", v);

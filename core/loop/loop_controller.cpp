@@ -1,4 +1,5 @@
 #include "loop/loop_controller.h"
+#include "util/text.h"
 
 #include "util/clock.h"
 #include "util/error.h"
@@ -29,12 +30,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kUserAgent = "user";
 constexpr const char* kMeasureAgent = "measure";
 constexpr std::size_t kFailureDetailsKept = 50;  // per controller, newest first out
-
-std::string fixed(double value, int decimals) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
 
 // Valid UTF-8 (invalid bytes become '?'), at most `max_bytes` bytes, cut on a character boundary.
 std::string clean_text(std::string text, std::size_t max_bytes) {
@@ -96,18 +91,18 @@ void copy_metrics(const EvaluationResult& r, Experiment& e) {
 std::string roofline_paragraph(const std::optional<Experiment>& best, std::optional<double> pct_ceiling) {
     if (!best) return "The current best has no passing experiment yet.";
     if (!best->latency_us) return "The current best (experiment " + std::to_string(best->number) + ") has not been timed yet.";
-    std::string out = "Current best: experiment " + std::to_string(best->number) + ", " + fixed(*best->latency_us, 2) + " us";
-    if (best->latency_iqr_us) out += " (IQR " + fixed(*best->latency_iqr_us, 2) + " us)";
+    std::string out = "Current best: experiment " + std::to_string(best->number) + ", " + format_fixed(*best->latency_us, 2) + " us";
+    if (best->latency_iqr_us) out += " (IQR " + format_fixed(*best->latency_iqr_us, 2) + " us)";
     out += best->bound == Bound::Compute  ? ", compute-bound"
            : best->bound == Bound::Memory ? ", memory-bound"
                                           : ", bound unknown";
-    if (best->bandwidth_gb_s) out += ", " + fixed(*best->bandwidth_gb_s, 0) + " GB/s";
-    if (best->throughput_tflops) out += ", " + fixed(*best->throughput_tflops, 1) + " TFLOP/s";
-    if (best->pct_peak) out += ", " + fixed(*best->pct_peak, 1) + "% of the datasheet peak";
+    if (best->bandwidth_gb_s) out += ", " + format_fixed(*best->bandwidth_gb_s, 0) + " GB/s";
+    if (best->throughput_tflops) out += ", " + format_fixed(*best->throughput_tflops, 1) + " TFLOP/s";
+    if (best->pct_peak) out += ", " + format_fixed(*best->pct_peak, 1) + "% of the datasheet peak";
     if (pct_ceiling)
-        out += ", " + fixed(*pct_ceiling, 1) + "% of the measured " +
+        out += ", " + format_fixed(*pct_ceiling, 1) + "% of the measured " +
                (best->bound == Bound::Compute ? "GEMM" : "copy") + " ceiling";
-    if (best->speedup_vs_pytorch) out += ", " + fixed(*best->speedup_vs_pytorch, 2) + "x the strongest PyTorch baseline";
+    if (best->speedup_vs_pytorch) out += ", " + format_fixed(*best->speedup_vs_pytorch, 2) + "x the strongest PyTorch baseline";
     return out + ".";
 }
 
@@ -271,13 +266,13 @@ struct LoopController::Impl {
         }
         if (s.keep_threshold) {
             options.keep_rule.threshold = *s.keep_threshold;
-            log("keep threshold set to " + fixed(*s.keep_threshold * 100.0, 2) + "%");
+            log("keep threshold set to " + format_fixed(*s.keep_threshold * 100.0, 2) + "%");
         }
         if (s.move_on) {
             options.move_on = *s.move_on;
             log("move-on rules changed: " + std::to_string(s.move_on->max_consecutive_reverts) + " reverts, " +
-                fixed(s.move_on->ceiling_fraction * 100.0, 0) + "% of ceiling, " + fixed(s.move_on->max_hours, 2) +
-                " h, " + fixed(s.move_on->target_speedup, 2) + "x");
+                format_fixed(s.move_on->ceiling_fraction * 100.0, 0) + "% of ceiling, " + format_fixed(s.move_on->max_hours, 2) +
+                " h, " + format_fixed(s.move_on->target_speedup, 2) + "x");
         }
     }
     void apply(const command::RunSource& s) {
@@ -412,8 +407,8 @@ struct LoopController::Impl {
         }
         const KernelPriority& p = ranked.front();
         set_current(p.kernel_name, (left_because.empty() ? std::string() : left_because + "; ") + p.kernel_name +
-                                       " has the highest priority (" + fixed(p.fraction * 100.0, 1) +
-                                       "% of model time x " + fixed(p.headroom * 100.0, 0) + "% headroom)");
+                                       " has the highest priority (" + format_fixed(p.fraction * 100.0, 1) +
+                                       "% of model time x " + format_fixed(p.headroom * 100.0, 0) + "% headroom)");
         return p.kernel_name;
     }
 
@@ -626,7 +621,7 @@ struct LoopController::Impl {
                     break;
                 }
                 if (budget.max_time && active >= *budget.max_time) {
-                    log("time budget spent: " + fixed(std::chrono::duration<double>(active).count() / 3600.0, 2) + " h");
+                    log("time budget spent: " + format_fixed(std::chrono::duration<double>(active).count() / 3600.0, 2) + " h");
                     break;
                 }
                 const auto t0 = Clock::now();

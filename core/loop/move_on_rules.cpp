@@ -1,15 +1,10 @@
 #include "loop/move_on_rules.h"
+#include "util/text.h"
 
 #include <cstdio>
 
 namespace ak {
 namespace {
-
-std::string number(double value, int decimals) {
-    char buffer[48];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
 
 // 2 -> "2", 1.5 -> "1.5"
 std::string short_number(double value) {
@@ -26,13 +21,13 @@ std::optional<std::string> should_move_on(const KernelProgress& progress, const 
                std::to_string(rules.max_consecutive_reverts) + ")";
     if (rules.ceiling_fraction > 0 && progress.best_pct_of_ceiling &&
         *progress.best_pct_of_ceiling >= rules.ceiling_fraction * 100.0)
-        return "best reached " + number(*progress.best_pct_of_ceiling, 1) + "% of its ceiling (target " +
+        return "best reached " + format_fixed(*progress.best_pct_of_ceiling, 1) + "% of its ceiling (target " +
                short_number(rules.ceiling_fraction * 100.0) + "%)";
     if (rules.max_hours > 0 && progress.hours_spent >= rules.max_hours)
-        return number(progress.hours_spent, 2) + " hours spent on it (limit " + short_number(rules.max_hours) + " h)";
+        return format_fixed(progress.hours_spent, 2) + " hours spent on it (limit " + short_number(rules.max_hours) + " h)";
     if (rules.target_speedup > 0 && progress.speedup_over_starter &&
         *progress.speedup_over_starter >= rules.target_speedup)
-        return number(*progress.speedup_over_starter, 2) + "x over the starter (target " +
+        return format_fixed(*progress.speedup_over_starter, 2) + "x over the starter (target " +
                short_number(rules.target_speedup) + "x)";
     return std::nullopt;
 }

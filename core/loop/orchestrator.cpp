@@ -1,4 +1,5 @@
 #include "loop/orchestrator.h"
+#include "util/text.h"
 
 #include "analysis/amdahl.h"
 #include "session/session.h"
@@ -9,16 +10,10 @@
 namespace ak {
 namespace {
 
-std::string fixed(double value, int decimals) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
 std::string latency_text(const std::optional<Experiment>& e) {
     if (!e) return "none";
     if (!e->latency_us) return "not measured";
-    return fixed(*e->latency_us, *e->latency_us < 100 ? 2 : 1) + " us";
+    return format_fixed(*e->latency_us, *e->latency_us < 100 ? 2 : 1) + " us";
 }
 
 // Share of model GPU time per kernel, in the order of `statuses`; `known` says whether any was given.
@@ -107,14 +102,14 @@ std::string orchestrator_report(const std::vector<KernelStatus>& statuses) {
     for (std::size_t i = 0; i < statuses.size(); ++i) {
         const KernelStatus& s = statuses[i];
         const KernelProgress& p = s.progress;
-        out += s.kernel.name + " (" + s.kernel.type + ", " + fixed(fractions[i] * 100.0, 1) + "% of model time" +
+        out += s.kernel.name + " (" + s.kernel.type + ", " + format_fixed(fractions[i] * 100.0, 1) + "% of model time" +
                (known && s.kernel.model_fraction > 0 ? "" : known ? ", the remainder" : ", assumed") + "): starter " +
                latency_text(s.starter) + ", best " + latency_text(s.best);
         if (s.best) out += " (experiment " + std::to_string(s.best->number) + ")";
-        if (p.speedup_over_starter) out += ", " + fixed(*p.speedup_over_starter, 2) + "x over the starter";
-        if (s.best && s.best->speedup_vs_pytorch) out += ", " + fixed(*s.best->speedup_vs_pytorch, 2) + "x vs PyTorch";
-        if (p.best_pct_of_ceiling) out += ", " + fixed(*p.best_pct_of_ceiling, 1) + "% of its ceiling";
-        out += ", " + std::to_string(p.consecutive_reverts) + " reverts in a row, " + fixed(p.hours_spent, 2) + " h";
+        if (p.speedup_over_starter) out += ", " + format_fixed(*p.speedup_over_starter, 2) + "x over the starter";
+        if (s.best && s.best->speedup_vs_pytorch) out += ", " + format_fixed(*s.best->speedup_vs_pytorch, 2) + "x vs PyTorch";
+        if (p.best_pct_of_ceiling) out += ", " + format_fixed(*p.best_pct_of_ceiling, 1) + "% of its ceiling";
+        out += ", " + std::to_string(p.consecutive_reverts) + " reverts in a row, " + format_fixed(p.hours_spent, 2) + " h";
         if (s.moved_on) out += "; moved on: " + s.moved_on_reason;
         out += "\n";
         speedups.push_back(p.speedup_over_starter.value_or(1.0));
@@ -122,15 +117,15 @@ std::string orchestrator_report(const std::vector<KernelStatus>& statuses) {
     double total = 0;
     for (double f : fractions) total += f;
     if (total > 1.0 + 1e-9) {
-        out += "Amdahl projection: not computed, the kernels' fractions add up to " + fixed(total * 100.0, 1) +
+        out += "Amdahl projection: not computed, the kernels' fractions add up to " + format_fixed(total * 100.0, 1) +
                "% of model time (more than 100%)\n";
         return out;
     }
     const double aggregate = amdahl_speedup(fractions, speedups);
-    out += "Amdahl projection: " + fixed(aggregate, 3) + "x end to end with the speedups above";
+    out += "Amdahl projection: " + format_fixed(aggregate, 3) + "x end to end with the speedups above";
     const double limit = amdahl_limit(fractions);
     out += limit > 1e12 ? std::string(" (no limit: these kernels are the whole model time)")
-                        : " (limit " + fixed(limit, 2) + "x if they took no time)";
+                        : " (limit " + format_fixed(limit, 2) + "x if they took no time)";
     if (!known) out += "; fractions unknown, every kernel assumed an equal share of model time";
     out += "\n";
     return out;

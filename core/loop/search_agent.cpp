@@ -178,16 +178,6 @@ int hamming(const Config& a, const Config& b) {
     return d;
 }
 
-std::string verdict_of(Correctness c) {
-    switch (c) {
-    case Correctness::Pass: return "PASS";
-    case Correctness::Fail: return "FAIL";
-    case Correctness::Timeout: return "TIMEOUT";
-    case Correctness::Crash: return "CRASH";
-    }
-    return "FAIL";
-}
-
 struct Candidate {
     Config config;
     std::string source;
@@ -288,7 +278,7 @@ struct SearchAgent::Impl {
             if (!source) continue;
             SearchRecord r;
             r.key = key(ctx, sha256_hex(*source));
-            r.verdict = verdict_of(e.correctness);
+            r.verdict = std::string(to_string(e.correctness));
             if (e.passed()) r.latency_us = e.latency_us;
             r.kernel = ctx.kernel.name;
             const auto contract = parse_contract(*source);

@@ -22,16 +22,10 @@ bool better(const Experiment& candidate, const Experiment& best) {
     return *candidate.throughput_tflops > *best.throughput_tflops;
 }
 
-std::string fixed(double value, int decimals) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
 std::string latency_text(const std::optional<Experiment>& e) {
     if (!e) return "-";
-    if (e->latency_us) return fixed(*e->latency_us, *e->latency_us < 100 ? 2 : 1) + " us";
-    if (e->throughput_tflops) return fixed(*e->throughput_tflops, 1) + " TFLOP/s";
+    if (e->latency_us) return format_fixed(*e->latency_us, *e->latency_us < 100 ? 2 : 1) + " us";
+    if (e->throughput_tflops) return format_fixed(*e->throughput_tflops, 1) + " TFLOP/s";
     return "not measured";
 }
 
@@ -102,8 +96,8 @@ std::string format_summary(const SessionSummary& summary, const SessionInfo& inf
             latency_text(k.starter),
             k.best ? latency_text(k.best) : "none passed",
             k.best ? "#" + std::to_string(k.best->number) : "-",
-            k.speedup_over_starter ? fixed(*k.speedup_over_starter, 2) + "x" : "-",
-            k.best_speedup_vs_pytorch ? fixed(*k.best_speedup_vs_pytorch, 2) + "x" : "-",
+            k.speedup_over_starter ? format_fixed(*k.speedup_over_starter, 2) + "x" : "-",
+            k.best_speedup_vs_pytorch ? format_fixed(*k.best_speedup_vs_pytorch, 2) + "x" : "-",
         });
     }
     std::vector<std::size_t> widths(header.size());

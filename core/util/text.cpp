@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include <cstdio>
+
 #include <charconv>
 #include <cmath>
 #include <system_error>
@@ -97,6 +99,12 @@ std::string unescape_field(std::string_view text) {
         ++i;
     }
     return out;
+}
+
+std::string format_fixed(double value, int decimals) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
 }
 
 }  // namespace ak

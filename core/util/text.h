@@ -13,6 +13,7 @@ bool starts_with(std::string_view text, std::string_view prefix);
 std::optional<double> parse_double(std::string_view text);
 std::optional<long long> parse_int(std::string_view text);
 std::string format_double(double value);  // shortest round-trip form, C locale
+std::string format_fixed(double value, int decimals);  // "%.*f", C locale: format_fixed(2.345, 1) == "2.3"
 // Backslash escaping used by results.tsv: \ -> \\, tab -> \t, CR -> \r, LF -> \n.
 std::string escape_field(std::string_view text);
 std::string unescape_field(std::string_view text);

@@ -94,3 +94,10 @@ TEST(UnescapeField, KeepsUnknownEscapesAndTrailingBackslash) {
     EXPECT_EQ(unescape_field("C:\\x"), "C:\\x");
     EXPECT_EQ(unescape_field("end\\"), "end\\");
 }
+
+TEST(FormatFixed, RoundsToTheGivenDecimalsInTheCLocale) {
+    EXPECT_EQ(ak::format_fixed(2.345, 1), "2.3");
+    EXPECT_EQ(ak::format_fixed(1.0 / 3.0, 3), "0.333");
+    EXPECT_EQ(ak::format_fixed(1234.5, 0), "1234");  // round half to even
+    EXPECT_EQ(ak::format_fixed(-0.06, 1), "-0.1");
+}

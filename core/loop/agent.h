@@ -63,6 +63,10 @@ public:
         (void)context;
         return false;
     }
+    // True when the agent works through a finite, planned set of proposals and says itself when it is
+    // done (exhausted()). The "reverts in a row" move-on rule does not apply to such an agent: a revert
+    // is an expected step of its plan (the sweep tries every value of a tier), not a sign it is stuck.
+    virtual bool bounded_search() const { return false; }
 };
 
 }  // namespace ak

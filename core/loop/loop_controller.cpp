@@ -207,6 +207,14 @@ struct LoopController::Impl {
         return false;
     }
 
+    // The move-on rules as they apply to this agent: one that plans a bounded search ends by exhaustion
+    // instead of by reverts in a row (Agent::bounded_search).
+    MoveOnRules effective_move_on() const {
+        MoveOnRules rules = options.move_on;
+        if (agent && agent->bounded_search()) rules.max_consecutive_reverts = 0;
+        return rules;
+    }
+
     std::vector<KernelStatus> statuses() const {
         std::vector<KernelStatus> out = ak::kernel_statuses(session.info(), session.experiments(), shares);
         for (KernelStatus& s : out) {
@@ -215,7 +223,7 @@ struct LoopController::Impl {
             if (const auto it = exhausted.find(s.kernel.name); it != exhausted.end()) {
                 s.moved_on = true;
                 s.moved_on_reason = it->second;
-            } else if (const auto reason = should_move_on(s.progress, options.move_on)) {
+            } else if (const auto reason = should_move_on(s.progress, effective_move_on())) {
                 s.moved_on = true;
                 s.moved_on_reason = *reason;
             }
@@ -602,6 +610,9 @@ struct LoopController::Impl {
         Clock::duration active{};  // time outside Paused
         set_state(paused ? LoopState::Paused : LoopState::Running);
         log("loop started on session " + session.dir().string() + " with agent " + agent->name());
+        if (agent->bounded_search() && options.move_on.max_consecutive_reverts > 0)
+            log("the " + agent->name() + " agent ends a kernel when it has no change left to try; the rule \"" +
+                std::to_string(options.move_on.max_consecutive_reverts) + " reverts in a row\" does not apply to it");
         try {
             while (true) {
                 drain();

@@ -220,6 +220,13 @@ struct SearchAgent::Impl {
     // Sweep progress, for log lines.
     std::string last_base_sha;
     int last_tier = 0;
+    // The sweep's last proposal: its source hash and the tunable it changed. When that source has become
+    // the best (it was kept), the sweep tries the other values of the same tunable first, for as long as
+    // that best stays the best (momentum_base).
+    std::string last_step_sha;
+    std::string last_step_dim;
+    std::string momentum_base;
+    std::string momentum;
     // (base sha, config key) -> candidate sha.
     std::unordered_map<std::string, std::string> sha_memo;
 
@@ -358,23 +365,40 @@ struct SearchAgent::Impl {
         std::size_t dim = 0;
     };
 
+    // The tunable whose change made the current best, when the sweep proposed it (empty otherwise).
+    std::string momentum_dim(const std::string& base_sha) {
+        if (!last_step_sha.empty() && base_sha == last_step_sha) {
+            momentum_base = base_sha;
+            momentum = last_step_dim;
+        }
+        return base_sha == momentum_base ? momentum : std::string();
+    }
+
     std::optional<SweepStep> next_sweep(const AgentContext& ctx, const Space& space) {
         const std::string base_sha = sha256_hex(ctx.best_source);
+        auto try_dim = [&](std::size_t i) -> std::optional<SweepStep> {
+            const auto& d = space.dims[i];
+            for (const auto& v : d.values) {
+                if (v == space.base[i]) continue;
+                Config c = space.base;
+                c[i] = v;
+                if (!seen(ctx, sha_of(ctx, base_sha, space, c))) return SweepStep{c, d.tier, i};
+            }
+            return std::nullopt;
+        };
+        // Momentum: a change that just paid off is followed up along the same tunable (VEC 2 -> 4 after
+        // a kept 1 -> 2) before the sweep starts again from the lowest tier.
+        if (const std::string dim = momentum_dim(base_sha); !dim.empty())
+            for (std::size_t i = 0; i < space.dims.size(); ++i)
+                if (space.dims[i].free && space.dims[i].name == dim)
+                    if (auto step = try_dim(i)) return step;
         std::set<int> tiers;
         for (const auto& d : space.dims)
             if (d.free) tiers.insert(d.tier);
-        for (int tier : tiers) {
-            for (std::size_t i = 0; i < space.dims.size(); ++i) {
-                const auto& d = space.dims[i];
-                if (!d.free || d.tier != tier) continue;
-                for (const auto& v : d.values) {
-                    if (v == space.base[i]) continue;
-                    Config c = space.base;
-                    c[i] = v;
-                    if (!seen(ctx, sha_of(ctx, base_sha, space, c))) return SweepStep{c, tier, i};
-                }
-            }
-        }
+        for (int tier : tiers)
+            for (std::size_t i = 0; i < space.dims.size(); ++i)
+                if (space.dims[i].free && space.dims[i].tier == tier)
+                    if (auto step = try_dim(i)) return step;
         return std::nullopt;
     }
 
@@ -388,18 +412,26 @@ struct SearchAgent::Impl {
                       " from the current best of " + ctx.kernel.name + " has been evaluated";
             return std::nullopt;
         }
+        const auto& d = space.dims[step->dim];
         if (base_sha != last_base_sha) {
-            if (!last_base_sha.empty()) log("search: the best changed; sweeping again from tier " + std::to_string(step->tier));
+            if (!last_base_sha.empty()) {
+                if (momentum_dim(base_sha) == d.name)
+                    log("search: kept a change of " + d.name + "; trying its other values first");
+                else
+                    log("search: the best changed; sweeping again from tier " + std::to_string(step->tier));
+            }
             last_base_sha = base_sha;
         } else if (step->tier != last_tier) {
             log("search: tier " + std::to_string(last_tier) + " exhausted without a keep; moving on to tier " +
                 std::to_string(step->tier));
         }
         last_tier = step->tier;
-        const auto& d = space.dims[step->dim];
-        return make_candidate(ctx, space, step->config,
-                              "search: " + d.name + " " + space.base[step->dim] + "->" + step->config[step->dim] +
-                                  " (tier " + std::to_string(step->tier) + ")");
+        auto candidate = make_candidate(ctx, space, step->config,
+                                        "search: " + d.name + " " + space.base[step->dim] + "->" +
+                                            step->config[step->dim] + " (tier " + std::to_string(step->tier) + ")");
+        last_step_sha = candidate.sha;
+        last_step_dim = d.name;
+        return candidate;
     }
 
     // ---- evolve -----------------------------------------------------------------------------------
@@ -658,6 +690,8 @@ bool SearchAgent::exhausted(const AgentContext& context) const {
     const std::uint64_t size = space_size(*space);
     return size == 0 || d.seen_in_space(context, *space) >= size;
 }
+
+bool SearchAgent::bounded_search() const { return impl_->settings.strategy == SearchStrategy::Sweep; }
 
 std::unique_ptr<Agent> make_search_agent(const AgentSettings& settings) {
     SearchSettings s;

@@ -8,7 +8,10 @@
 //            every allowed value of every tunable of the lowest tier, one change at a time; when a tier
 //            is exhausted without a keep, go on to the next tier (1 block shape/threads/rows per block,
 //            2 vector width/unrolling, 3 variant switches, then the rest); after a keep the best has
-//            changed and the sweep starts again from tier 1, because tunables interact.
+//            changed: the sweep first tries the other values of the tunable that just paid off
+//            (momentum: VEC 2 -> 4 after a kept 1 -> 2), then starts again from tier 1, because tunables
+//            interact. It ends when no single change of the best is left (exhausted()), so the
+//            "reverts in a row" move-on rule does not apply to it (bounded_search()).
 //   Evolve - a global evolutionary search over all free tunables at once: a population of the best
 //            evaluated configurations (elitism), tournament selection, uniform crossover and a mutation
 //            of one tunable, with a seeded RNG. Of the unseen children it proposes the one whose nearest
@@ -67,6 +70,7 @@ public:
     Proposal propose(const AgentContext& context) override;
     void observe(const Proposal& proposal, const EvaluationResult& result, Outcome outcome) override;
     bool exhausted(const AgentContext& context) const override;
+    bool bounded_search() const override;  // true for the sweep
 
     // Where the cache is written ("" when memory only).
     std::filesystem::path cache_file() const;

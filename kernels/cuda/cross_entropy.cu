@@ -2,11 +2,17 @@
 //
 // Two stages:
 //   ak_kernel0: ROWS_PER_BLOCK rows per block; each row's loss (fp32) goes to workspace[r]
-//               (workspace_bytes_per_row = 4). Three passes over the row: max, sum of exp(x - max),
-//               then loss = log(sum) + max - x[target]. Subtracting the max keeps large logits finite.
+//               (workspace_bytes_per_row = 4). Two passes over the row: the max, then the sum of
+//               exp(x - max); loss = log(sum) + max - x[target]. Subtracting the max keeps large logits finite.
 //               A target outside [0, cols) gives a NaN loss rather than an out-of-bounds read.
 //   ak_kernel1: ONE block sums the per-row losses in a fixed order and writes the mean to *loss.
 // No atomics: the result is bitwise identical from run to run.
+//
+// Two variants of the row stage:
+//   ONLINE = 1    finds the max and the sum of exp(x - max) in ONE pass, rescaling the running sum when
+//                 the running max grows: the row is read once instead of twice.
+//   ROW_CACHE > 0 keeps the row in registers (up to ROW_CACHE elements per thread) when it fits, with
+//                 every load issued before the first reduction.
 //
 // @autokernel type cross_entropy
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
@@ -14,6 +20,8 @@
 // @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
+// @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
+// @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -32,12 +40,19 @@
 #ifndef UNROLL
 #define UNROLL 1
 #endif
+#ifndef ONLINE
+#define ONLINE 0
+#endif
+#ifndef ROW_CACHE
+#define ROW_CACHE 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
               "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
+static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
 
@@ -64,33 +79,93 @@ AK_LAUNCH(1) = {
     /* grid_x, grid_y, grid_z */ 1, 1, 1,
 };
 
+// log(sum(exp(x - max))) + max - x[target] from the group's reduced max and sum; NaN for a target
+// outside [0, cols) rather than an out-of-bounds read.
+__device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long target, float row_max, float sum) {
+    if (target < 0 || target >= cols) return __int_as_float(0x7fc00000);
+    return logf(sum) + row_max - ak_to_float(x[target]);
+}
+
 template <int V>
 __device__ __forceinline__ float row_loss(const ak_t* x, int cols, long long target, int lane, bool active,
                                           float* scratch) {
     const int chunks = active ? cols / V : 0;
 
     float row_max = AK_NEG_INF;
+    float sum = 0.f;
+    if constexpr (ONLINE) {
 #pragma unroll kUnroll
-    for (int i = lane; i < chunks; i += kThreadsPerRow) {
-        float v[V];
-        ak_load<V>(x + i * V, v);
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+            ak_online_add<V>(v, row_max, sum);
+        }
+        ak_online_group<kThreadsPerRow>(row_max, sum, scratch);
+    } else {
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
 #pragma unroll
-        for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[j]);
+            for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[j]);
+        }
+        row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += expf(v[j] - row_max);
+        }
+        sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
     }
+    return finish_loss(x, cols, target, row_max, sum);
+}
+
+// The same loss with the thread's share of the row in registers: V-element chunks lane, lane + threads
+// per row, ... (SLOTS of them; the caller checked they cover the row).
+template <int V, int SLOTS>
+__device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long long target, int lane, bool active,
+                                                 float* scratch) {
+    const int chunks = active ? cols / V : 0;
+    float v[SLOTS][V];
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s) {
+        const int i = lane + s * kThreadsPerRow;
+        if (i < chunks) {
+            ak_load<V>(x + i * V, v[s]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) v[s][j] = AK_NEG_INF;  // adds exp(-inf) = 0 below
+        }
+    }
+    float row_max = AK_NEG_INF;
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s)
+#pragma unroll
+        for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[s][j]);
     row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+    const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // inactive groups: keep exps finite
 
     float sum = 0.f;
-#pragma unroll kUnroll
-    for (int i = lane; i < chunks; i += kThreadsPerRow) {
-        float v[V];
-        ak_load<V>(x + i * V, v);
 #pragma unroll
-        for (int j = 0; j < V; ++j) sum += expf(v[j] - row_max);
-    }
+    for (int s = 0; s < SLOTS; ++s)
+#pragma unroll
+        for (int j = 0; j < V; ++j) sum += expf(v[s][j] - shift);
     sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+    return finish_loss(x, cols, target, row_max, sum);
+}
 
-    if (target < 0 || target >= cols) return __int_as_float(0x7fc00000);  // NaN: invalid target
-    return logf(sum) + row_max - ak_to_float(x[target]);
+// Cached when ROW_CACHE is on and the row fits (the same answer for every thread of the block).
+template <int V>
+__device__ __forceinline__ float row_loss_any(const ak_t* x, int cols, long long target, int lane, bool active,
+                                              float* scratch) {
+    if constexpr (ROW_CACHE > 0) {
+        constexpr int kSlots = ROW_CACHE / V;
+        if (cols / V <= kSlots * kThreadsPerRow) return row_loss_cached<V, kSlots>(x, cols, target, lane, active, scratch);
+    }
+    return row_loss<V>(x, cols, target, lane, active, scratch);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_entropy_args args) {
@@ -103,8 +178,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_
     const long long target = active ? args.targets[row] : 0;
 
     const bool vector_ok = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.logits);
-    const float loss = vector_ok ? row_loss<VEC>(x, args.cols, target, lane, active, scratch)
-                                 : row_loss<1>(x, args.cols, target, lane, active, scratch);
+    const float loss = vector_ok ? row_loss_any<VEC>(x, args.cols, target, lane, active, scratch)
+                                 : row_loss_any<1>(x, args.cols, target, lane, active, scratch);
     if (active && lane == 0) static_cast<float*>(args.workspace)[row] = loss;
 }
 

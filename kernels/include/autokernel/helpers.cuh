@@ -66,6 +66,33 @@ __device__ __forceinline__ float ak_group_max(float v, float* scratch) {
     return ak_group_reduce<GROUP, true>(v, scratch);
 }
 
+// ---- online softmax statistics ----------------------------------------------------------------------
+
+// Folds V values into a running (max, sum of exp(x - max)), rescaling the sum when the max grows. Start
+// from max = AK_NEG_INF, sum = 0 (the first fold multiplies 0 by exp(-inf) = 0). Inputs must be finite.
+template <int V>
+__device__ __forceinline__ void ak_online_add(const float (&v)[V], float& run_max, float& run_sum) {
+    float chunk_max = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+    const float new_max = fmaxf(run_max, chunk_max);
+    run_sum *= expf(run_max - new_max);
+    run_max = new_max;
+#pragma unroll
+    for (int j = 0; j < V; ++j) run_sum += expf(v[j] - run_max);
+}
+
+// Combines every thread's running (max, sum) over groups of GROUP threads (see ak_group_reduce): each
+// thread of a group ends with the group's max and its sum of exp(x - max). A thread that folded nothing
+// (max -inf) contributes 0.
+template <int GROUP>
+__device__ __forceinline__ void ak_online_group(float& run_max, float& run_sum, float* scratch) {
+    const float thread_max = run_max;
+    run_max = ak_group_max<GROUP>(run_max, scratch);
+    run_sum = thread_max == AK_NEG_INF ? 0.f : run_sum * expf(thread_max - run_max);
+    run_sum = ak_group_sum<GROUP>(run_sum, scratch);
+}
+
 // ---- vector loads and stores ------------------------------------------------------------------------
 
 // N consecutive elements moved as one load/store (N * sizeof(ak_t) bytes, which must be the alignment

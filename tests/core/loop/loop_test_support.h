@@ -164,6 +164,7 @@ public:
         std::size_t next = 0;
         std::function<Proposal(const AgentContext&)> fallback;
         std::function<bool(const AgentContext&)> exhausted;
+        bool bounded = false;  // bounded_search()
     };
 
     explicit ScriptedAgent(std::shared_ptr<Shared> shared, std::string name = "scripted")
@@ -187,6 +188,7 @@ public:
         std::lock_guard lock(shared_->mutex);
         return shared_->exhausted ? shared_->exhausted(context) : false;
     }
+    bool bounded_search() const override { return shared_->bounded; }
 
 private:
     std::shared_ptr<Shared> shared_;

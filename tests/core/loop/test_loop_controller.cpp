@@ -469,6 +469,26 @@ TEST(LoopController, FinishesWhenEveryKernelHasBeenMovedOnFrom) {
     EXPECT_EQ(f.observer.matching("log every kernel has been moved on from (rmsnorm: 5 reverts in a row").size(), 1u);
 }
 
+TEST(LoopController, ABoundedSearchIsNotStoppedByRevertsInARowButByExhaustion) {
+    Fixture f;
+    f.agent->bounded = true;
+    int proposals = 0;
+    // Eight slower candidates, then the agent reports that it has nothing left.
+    f.agent->exhausted = [&proposals](const AgentContext&) { return proposals >= 8; };
+    f.agent->fallback = [&proposals](const AgentContext&) {
+        ++proposals;
+        return proposal(candidate(150 + proposals, "s"), "slower");
+    };
+    auto c = f.controller();  // default rules: 5 reverts in a row
+    c->run(LoopBudget{});
+    EXPECT_EQ(f.session.experiments().size(), 9u);  // the starter's measurement and all eight reverts
+    EXPECT_EQ(f.observer.matching("log rmsnorm: the scripted agent has nothing new to try").size(), 1u);
+    EXPECT_EQ(f.observer.matching("log rmsnorm moved on from: the scripted agent has nothing new to try").size(), 1u);
+    EXPECT_EQ(f.observer.matching("log rmsnorm moved on from: 5 reverts in a row").size(), 0u);
+    EXPECT_EQ(f.observer.matching("log the scripted agent ends a kernel when it has no change left to try; the rule "
+                                  "\"5 reverts in a row\" does not apply to it").size(), 1u);
+}
+
 TEST(LoopController, MoveOnRulesCanBeSteered) {
     Fixture f;
     f.agent->fallback = [](const AgentContext&) { return proposal(candidate(150, "s"), "slower"); };

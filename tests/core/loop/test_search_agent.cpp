@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -209,20 +210,52 @@ TEST(SearchAgentSweep, GoesThroughTheTiersInOrderOneChangeAtATime) {
     EXPECT_TRUE(logged_tier_change);
 }
 
-TEST(SearchAgentSweep, RestartsFromTierOneAfterAKeep) {
-    // Only VEC matters: 2 is faster than 1.
+TEST(SearchAgentSweep, FollowsUpAKeptChangeThenRestartsFromTierOne) {
+    // Only VEC matters: 2 is faster than 1, 4 and 8 are slower than 2.
     SimulatedLoop loop(kSource, [](const Config& c) -> std::optional<double> {
         return c.at("VEC") == "2" ? 80.0 : c.at("VEC") == "4" ? 90.0 : 100.0;
     });
-    SearchAgent agent(sweep_settings(loop));
-    ASSERT_EQ(loop.run(agent, 7), 7);
+    std::vector<std::string> logs;
+    auto settings = sweep_settings(loop);
+    settings.log = [&](const std::string& l) { logs.push_back(l); };
+    SearchAgent agent(settings);
+    ASSERT_EQ(loop.run(agent, 9), 9);
     // Five tier-1 reverts, then VEC 1->2 is kept ...
     for (int i = 0; i < 5; ++i) EXPECT_EQ(loop.outcomes[i], Outcome::Reverted);
     EXPECT_EQ(loop.proposals[5].description, "search: VEC 1->2 (tier 2)");
     EXPECT_EQ(loop.outcomes[5], Outcome::Kept);
-    // ... and the next proposal is tier 1 again, from the new best.
-    EXPECT_EQ(loop.proposals[6].description, "search: BLOCK_THREADS 256->64 (tier 1)");
-    EXPECT_EQ(config_of(loop.proposals[6].source).at("VEC"), "2");
+    // ... momentum: the other values of VEC from the new best (1 is the old best, already seen) ...
+    EXPECT_EQ(loop.proposals[6].description, "search: VEC 2->4 (tier 2)");
+    EXPECT_EQ(loop.proposals[7].description, "search: VEC 2->8 (tier 2)");
+    EXPECT_EQ(loop.outcomes[6], Outcome::Reverted);
+    EXPECT_EQ(loop.outcomes[7], Outcome::Reverted);
+    // ... then tier 1 again, from the new best.
+    EXPECT_EQ(loop.proposals[8].description, "search: BLOCK_THREADS 256->64 (tier 1)");
+    EXPECT_EQ(config_of(loop.proposals[8].source).at("VEC"), "2");
+    EXPECT_EQ(std::count(logs.begin(), logs.end(), "search: kept a change of VEC; trying its other values first"), 1);
+}
+
+TEST(SearchAgentSweep, MomentumClimbsATunableStepByStep) {
+    // Each wider vector is faster: 1 -> 2 -> 4 -> 8 in consecutive proposals once VEC starts paying.
+    SimulatedLoop loop(kSource, [](const Config& c) -> std::optional<double> {
+        return 100.0 / std::stod(c.at("VEC"));
+    });
+    SearchAgent agent(sweep_settings(loop));
+    ASSERT_EQ(loop.run(agent, 8), 8);
+    EXPECT_EQ(loop.proposals[5].description, "search: VEC 1->2 (tier 2)");
+    EXPECT_EQ(loop.proposals[6].description, "search: VEC 2->4 (tier 2)");
+    EXPECT_EQ(loop.proposals[7].description, "search: VEC 4->8 (tier 2)");
+    for (int i = 5; i < 8; ++i) EXPECT_EQ(loop.outcomes[i], Outcome::Kept) << i;
+}
+
+TEST(SearchAgent, OnlyTheSweepIsABoundedSearch) {
+    SimulatedLoop loop(kSource, flat);
+    SearchAgent sweep(sweep_settings(loop));
+    EXPECT_TRUE(sweep.bounded_search());
+    auto settings = sweep_settings(loop);
+    settings.strategy = SearchStrategy::Evolve;
+    SearchAgent evolve(settings);
+    EXPECT_FALSE(evolve.bounded_search());
 }
 
 TEST(SearchAgentSweep, NeverChangesFrozenTunables) {

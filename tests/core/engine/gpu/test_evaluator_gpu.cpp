@@ -143,6 +143,61 @@ TEST_P(StarterPasses, AllFiveStagesInEveryDtypeAndTimedAgainstTheBaseline) {
 INSTANTIATE_TEST_SUITE_P(Gpu, StarterPasses, ::testing::ValuesIn(all_kernel_types().begin(), all_kernel_types().end()),
                          [](const ::testing::TestParamInfo<KernelType>& info) { return std::string(to_string(info.param)); });
 
+// ---- variants the starters offer (tier-3 switches), with the settings the search agent reaches -------
+
+struct Variant {
+    KernelType type;
+    std::vector<std::pair<std::string, std::string>> tunables;
+};
+
+std::string variant_name(const Variant& v) {
+    std::string name(to_string(v.type));
+    for (const auto& [k, value] : v.tunables) name += "_" + k + value;
+    return name;
+}
+
+class StarterVariantPasses : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(StarterVariantPasses, AllFiveStagesInEveryDtype) {
+    SKIP_WITHOUT_GPU();
+    const Variant& v = GetParam();
+    EvaluationRequest req = request_for(starter_path(v.type));
+    for (const auto& [name, value] : v.tunables) {
+        const std::string changed = set_tunable(req.source, name, value);
+        ASSERT_NE(changed, req.source) << name << "=" << value << " did not change the source";
+        req.source = changed;
+    }
+    req.timing_shapes = {kernel_type_info(v.type).large};
+    const EvaluationResult r = client().evaluate(req);
+    std::cout << "[variant] " << variant_name(v) << ": " << summary_line(r) << "\n";
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    std::set<CheckStage> stages;
+    std::set<DType> dtypes;
+    for (const auto& c : r.checks) {
+        EXPECT_TRUE(c.passed) << c.detail;
+        stages.insert(c.stage);
+        dtypes.insert(c.dtype);
+    }
+    EXPECT_EQ(stages.size(), 5u);
+    EXPECT_EQ(dtypes.size(), 3u);
+}
+
+// The register-cached rows (ROW_CACHE) take their cached path at the timing sizes and in most of the
+// sweep; rows too long for the cache (edge sizes, 50257 columns) take the re-reading path in the same run.
+INSTANTIATE_TEST_SUITE_P(
+    Gpu, StarterVariantPasses,
+    ::testing::Values(Variant{KernelType::RmsNorm, {{"VEC", "8"}, {"ROW_CACHE", "16"}}},
+                      Variant{KernelType::RmsNorm, {{"BLOCK_THREADS", "1024"}, {"ROW_CACHE", "8"}}},
+                      Variant{KernelType::Softmax, {{"VEC", "8"}, {"ROW_CACHE", "16"}}},
+                      Variant{KernelType::Softmax, {{"VEC", "4"}, {"ONLINE", "1"}}},
+                      Variant{KernelType::Softmax, {{"ROWS_PER_BLOCK", "8"}, {"ROW_CACHE", "64"}}},
+                      Variant{KernelType::LayerNorm, {{"VEC", "8"}, {"ROW_CACHE", "16"}}},
+                      Variant{KernelType::LayerNorm, {{"ROWS_PER_BLOCK", "4"}, {"ROW_CACHE", "32"}}},
+                      Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}}},
+                      Variant{KernelType::CrossEntropy,
+                              {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}}),
+    [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
 // ---- planted faults -----------------------------------------------------------------------------------
 
 TEST(PlantedFaults, RacyReductionFailsTheDeterminismStage) {
@@ -190,6 +245,29 @@ TEST(PlantedFaults, IllegalAddressCrashesWithTheCudaErrorAndTheCallerSurvives) {
     EXPECT_NE(r.detail.find("smoke"), std::string::npos) << "the stage should be named: " << r.detail;
     EXPECT_TRUE(r.worker_exiting);
     expect_worker_healthy();
+}
+
+TEST(PlantedFaults, AHugeAllocationIsACrashAndTheSameWorkerServesTheNextRequest) {
+    SKIP_WITHOUT_GPU();
+    // A correct kernel timed at 65536 x 1,200,000 fp16: the input alone is 157 GB, more than the H200's
+    // 139 GiB. LibTorch's allocator throws; the worker frees its cache and keeps serving.
+    EvaluationRequest req = request_for(starter_path(KernelType::Reduce));
+    req.dtypes = {DType::fp16};
+    req.timing_shapes = {Shape{{65536, 1200000}}};
+    const EvaluationResult r = client().evaluate(req);
+    std::cout << "[huge allocation] " << explain(r) << "\n";
+    ASSERT_EQ(r.verdict, Verdict::Crash) << explain(r);
+    EXPECT_NE(r.detail.find("out of memory"), std::string::npos) << r.detail;
+    EXPECT_FALSE(r.worker_exiting) << "out of memory is not a sticky error: the worker must stay";
+    EXPECT_TRUE(r.timing.empty());
+    const int pid = r.worker_pid;
+    ASSERT_TRUE(client().worker_pid());
+    EXPECT_EQ(*client().worker_pid(), pid);
+    EvaluationRequest next = request_for(starter_path(KernelType::RmsNorm));
+    next.timing_shapes = {Shape{{256, 4096}}};
+    const EvaluationResult after = client().evaluate(next);
+    EXPECT_EQ(after.verdict, Verdict::Pass) << "the worker after the huge allocation: " << explain(after);
+    EXPECT_EQ(after.worker_pid, pid) << "the same worker process served the next request";
 }
 
 TEST(PlantedFaults, NanOutputFails) {

@@ -14,12 +14,18 @@
 // once and all loads are issued before the first reduction; the three passes then run on registers.
 // Rows that do not fit (cols > ROW_CACHE * threads per row) take the re-reading path.
 //
+// FUSED_STATS = 1 (a variant) replaces passes 1 and 2 by one: s1 and s2 are taken around K = x[r, 0]
+// instead of a first mean, and reduced together in one exchange (ak_group_sum2): one pass and one block
+// synchronisation pair fewer. K is an element of the row, so rows with a large mean and a tiny variance
+// stay accurate for the same reason as above (|x - K| is of the order of the spread).
+//
 // @autokernel type layernorm
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: re-read the row)
+// @autokernel tunable FUSED_STATS = 0 {0, 1} tier 3 -- mean and variance from one pass and one two-value reduction, shifted by x[r, 0]
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -37,6 +43,9 @@
 #endif
 #ifndef ROW_CACHE
 #define ROW_CACHE 0
+#endif
+#ifndef FUSED_STATS
+#define FUSED_STATS 0
 #endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
@@ -58,30 +67,48 @@ __device__ __forceinline__ void layernorm_row(const ak_t* x, const ak_t* w, cons
     const int chunks = active ? cols / V : 0;
     const float n = (float)cols;
 
-    float sum = 0.f;
+    float m0, s1 = 0.f, s2 = 0.f;
+    if constexpr (FUSED_STATS) {
+        m0 = ak_to_float(x[0]);  // the shift K: an element of the row
 #pragma unroll kUnroll
-    for (int i = lane; i < chunks; i += kThreadsPerRow) {
-        float v[V];
-        ak_load<V>(x + i * V, v);
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
 #pragma unroll
-        for (int j = 0; j < V; ++j) sum += v[j];
-    }
-    const float m0 = ak_group_sum<kThreadsPerRow>(sum, scratch) / n;
-
-    float s1 = 0.f, s2 = 0.f;
-#pragma unroll kUnroll
-    for (int i = lane; i < chunks; i += kThreadsPerRow) {
-        float v[V];
-        ak_load<V>(x + i * V, v);
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-            const float d = v[j] - m0;
-            s1 += d;
-            s2 = fmaf(d, d, s2);
+            for (int j = 0; j < V; ++j) {
+                const float d = v[j] - m0;
+                s1 += d;
+                s2 = fmaf(d, d, s2);
+            }
         }
+        ak_group_sum2<kThreadsPerRow>(s1, s2, scratch);
+    } else {
+        float sum = 0.f;
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += v[j];
+        }
+        m0 = ak_group_sum<kThreadsPerRow>(sum, scratch) / n;
+
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+                const float d = v[j] - m0;
+                s1 += d;
+                s2 = fmaf(d, d, s2);
+            }
+        }
+        s1 = ak_group_sum<kThreadsPerRow>(s1, scratch);
+        s2 = ak_group_sum<kThreadsPerRow>(s2, scratch);
     }
-    s1 = ak_group_sum<kThreadsPerRow>(s1, scratch) / n;  // mean - m0
-    s2 = ak_group_sum<kThreadsPerRow>(s2, scratch) / n;
+    s1 /= n;  // mean - m0
+    s2 /= n;
     const float var = fmaxf(s2 - s1 * s1, 0.f);
     const float inv_std = 1.0f / sqrtf(var + eps);
 
@@ -112,14 +139,19 @@ __device__ __forceinline__ void layernorm_row_cached(const ak_t* x, const ak_t* 
         if (i < chunks) ak_load<V>(x + i * V, v[s]);
     }
 
-    float sum = 0.f;
+    float m0;
+    if constexpr (FUSED_STATS) {
+        m0 = ak_to_float(x[0]);  // the shift K: an element of the row
+    } else {
+        float sum = 0.f;
 #pragma unroll
-    for (int s = 0; s < SLOTS; ++s)
-        if (lane + s * kThreadsPerRow < chunks) {
+        for (int s = 0; s < SLOTS; ++s)
+            if (lane + s * kThreadsPerRow < chunks) {
 #pragma unroll
-            for (int j = 0; j < V; ++j) sum += v[s][j];
-        }
-    const float m0 = ak_group_sum<kThreadsPerRow>(sum, scratch) / n;
+                for (int j = 0; j < V; ++j) sum += v[s][j];
+            }
+        m0 = ak_group_sum<kThreadsPerRow>(sum, scratch) / n;
+    }
 
     float s1 = 0.f, s2 = 0.f;
 #pragma unroll
@@ -132,8 +164,14 @@ __device__ __forceinline__ void layernorm_row_cached(const ak_t* x, const ak_t* 
                 s2 = fmaf(v[s][j], v[s][j], s2);
             }
         }
-    s1 = ak_group_sum<kThreadsPerRow>(s1, scratch) / n;  // mean - m0
-    s2 = ak_group_sum<kThreadsPerRow>(s2, scratch) / n;
+    if constexpr (FUSED_STATS) {
+        ak_group_sum2<kThreadsPerRow>(s1, s2, scratch);
+    } else {
+        s1 = ak_group_sum<kThreadsPerRow>(s1, scratch);
+        s2 = ak_group_sum<kThreadsPerRow>(s2, scratch);
+    }
+    s1 /= n;  // mean - m0
+    s2 /= n;
     const float var = fmaxf(s2 - s1 * s1, 0.f);
     const float inv_std = 1.0f / sqrtf(var + eps);
 
@@ -166,7 +204,7 @@ __device__ __forceinline__ void layernorm_row_any(const ak_t* x, const ak_t* w, 
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_layernorm_args args) {
-    __shared__ float scratch[BLOCK_THREADS / 32];
+    __shared__ float scratch[2 * BLOCK_THREADS / 32];  // ak_group_sum2 needs two per warp
     const int group = threadIdx.x / kThreadsPerRow;
     const int lane = threadIdx.x % kThreadsPerRow;
     const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;

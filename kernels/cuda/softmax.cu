@@ -5,11 +5,12 @@
 // large inputs finite; fp32 accumulation and a fixed reduction order. Vector loads of VEC elements
 // only when cols % VEC == 0 and x and y are aligned (run-time check).
 //
-// Two variants:
+// Three variants:
 //   ROW_CACHE > 0 keeps the row in registers (up to ROW_CACHE elements per thread): x is read once, all
 //                 loads are issued before the first reduction, exp(x - max) is computed once.
 //   ONLINE = 1    (rows that are not cached) finds the max and the sum of exp in one pass, rescaling
 //                 the running sum when the running max grows; the write pass is the second read.
+//   FAST_EXP = 1  computes exp as exp2f(x * log2 e) (helpers.cuh: ak_exp): fewer instructions per element.
 //
 // @autokernel type softmax
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
@@ -18,6 +19,7 @@
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: re-read the row)
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- uncached rows: max and sum of exp in one pass (online rescaling)
+// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as exp2f(x * log2 e): one multiply and the hardware ex2
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -39,9 +41,13 @@
 #ifndef ONLINE
 #define ONLINE 0
 #endif
+#ifndef FAST_EXP
+#define FAST_EXP 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr bool kFastExp = FAST_EXP != 0;
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
@@ -65,9 +71,9 @@ __device__ __forceinline__ void softmax_row(const ak_t* x, ak_t* y, int cols, in
         for (int i = lane; i < chunks; i += kThreadsPerRow) {
             float v[V];
             ak_load<V>(x + i * V, v);
-            ak_online_add<V>(v, row_max, sum);
+            ak_online_add<V, kFastExp>(v, row_max, sum);
         }
-        ak_online_group<kThreadsPerRow>(row_max, sum, scratch);
+        ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
     } else {
 #pragma unroll kUnroll
         for (int i = lane; i < chunks; i += kThreadsPerRow) {
@@ -83,7 +89,7 @@ __device__ __forceinline__ void softmax_row(const ak_t* x, ak_t* y, int cols, in
             float v[V];
             ak_load<V>(x + i * V, v);
 #pragma unroll
-            for (int j = 0; j < V; ++j) sum += expf(v[j] - row_max);
+            for (int j = 0; j < V; ++j) sum += ak_exp<kFastExp>(v[j] - row_max);
         }
         sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
     }
@@ -94,7 +100,7 @@ __device__ __forceinline__ void softmax_row(const ak_t* x, ak_t* y, int cols, in
         float v[V];
         ak_load<V>(x + i * V, v);
 #pragma unroll
-        for (int j = 0; j < V; ++j) v[j] = expf(v[j] - row_max) * inv_sum;
+        for (int j = 0; j < V; ++j) v[j] = ak_exp<kFastExp>(v[j] - row_max) * inv_sum;
         ak_store<V>(y + i * V, v);
     }
 }
@@ -130,7 +136,7 @@ __device__ __forceinline__ void softmax_row_cached(const ak_t* x, ak_t* y, int c
     for (int s = 0; s < SLOTS; ++s)
 #pragma unroll
         for (int j = 0; j < V; ++j) {
-            v[s][j] = expf(v[s][j] - shift);
+            v[s][j] = ak_exp<kFastExp>(v[s][j] - shift);
             sum += v[s][j];
         }
     sum = ak_group_sum<kThreadsPerRow>(sum, scratch);

@@ -66,30 +66,70 @@ __device__ __forceinline__ float ak_group_max(float v, float* scratch) {
     return ak_group_reduce<GROUP, true>(v, scratch);
 }
 
+// Sums a and b over groups of GROUP threads in one exchange (see ak_group_reduce; same order, so the
+// same bits as two ak_group_sum calls). `scratch` holds at least 2 * blockDim.x / 32 floats.
+template <int GROUP>
+__device__ __forceinline__ void ak_group_sum2(float& a, float& b, float* scratch) {
+    static_assert(GROUP >= 1 && (GROUP & (GROUP - 1)) == 0, "GROUP must be a power of two");
+    a = ak_warp_sum<(GROUP < 32 ? GROUP : 32)>(a);
+    b = ak_warp_sum<(GROUP < 32 ? GROUP : 32)>(b);
+    if constexpr (GROUP > 32) {
+        constexpr int WARPS = GROUP / 32;
+        const int warp = threadIdx.x / 32;
+        if (threadIdx.x % 32 == 0) {
+            scratch[2 * warp] = a;
+            scratch[2 * warp + 1] = b;
+        }
+        __syncthreads();
+        const int first = warp / WARPS * WARPS;
+        a = scratch[2 * first];
+        b = scratch[2 * first + 1];
+#pragma unroll
+        for (int i = 1; i < WARPS; ++i) {
+            a += scratch[2 * (first + i)];
+            b += scratch[2 * (first + i) + 1];
+        }
+        __syncthreads();
+    }
+}
+
+// ---- exponentials -----------------------------------------------------------------------------------
+
+// exp(x): expf, or with FAST = true exp2f(x * log2(e)), one multiply and the hardware ex2 (MUFU.EX2).
+// The fast form's relative error grows like |x| * 6e-8 (1.2e-6 at x = -20), far inside every tolerance
+// for the x <= 0 of a softmax; it is still exact at 0 (exp2f(0) = 1).
+template <bool FAST>
+__device__ __forceinline__ float ak_exp(float x) {
+    if constexpr (FAST)
+        return exp2f(x * 1.4426950408889634f);
+    else
+        return expf(x);
+}
+
 // ---- online softmax statistics ----------------------------------------------------------------------
 
 // Folds V values into a running (max, sum of exp(x - max)), rescaling the sum when the max grows. Start
 // from max = AK_NEG_INF, sum = 0 (the first fold multiplies 0 by exp(-inf) = 0). Inputs must be finite.
-template <int V>
+template <int V, bool FastExp = false>
 __device__ __forceinline__ void ak_online_add(const float (&v)[V], float& run_max, float& run_sum) {
     float chunk_max = v[0];
 #pragma unroll
     for (int j = 1; j < V; ++j) chunk_max = fmaxf(chunk_max, v[j]);
     const float new_max = fmaxf(run_max, chunk_max);
-    run_sum *= expf(run_max - new_max);
+    run_sum *= ak_exp<FastExp>(run_max - new_max);
     run_max = new_max;
 #pragma unroll
-    for (int j = 0; j < V; ++j) run_sum += expf(v[j] - run_max);
+    for (int j = 0; j < V; ++j) run_sum += ak_exp<FastExp>(v[j] - run_max);
 }
 
 // Combines every thread's running (max, sum) over groups of GROUP threads (see ak_group_reduce): each
 // thread of a group ends with the group's max and its sum of exp(x - max). A thread that folded nothing
 // (max -inf) contributes 0.
-template <int GROUP>
+template <int GROUP, bool FastExp = false>
 __device__ __forceinline__ void ak_online_group(float& run_max, float& run_sum, float* scratch) {
     const float thread_max = run_max;
     run_max = ak_group_max<GROUP>(run_max, scratch);
-    run_sum = thread_max == AK_NEG_INF ? 0.f : run_sum * expf(thread_max - run_max);
+    run_sum = thread_max == AK_NEG_INF ? 0.f : run_sum * ak_exp<FastExp>(thread_max - run_max);
     run_sum = ak_group_sum<GROUP>(run_sum, scratch);
 }
 

@@ -193,6 +193,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{KernelType::Softmax, {{"ROWS_PER_BLOCK", "8"}, {"ROW_CACHE", "64"}}},
                       Variant{KernelType::LayerNorm, {{"VEC", "8"}, {"ROW_CACHE", "16"}}},
                       Variant{KernelType::LayerNorm, {{"ROWS_PER_BLOCK", "4"}, {"ROW_CACHE", "32"}}},
+                      Variant{KernelType::LayerNorm, {{"VEC", "8"}, {"FUSED_STATS", "1"}}},
+                      Variant{KernelType::LayerNorm,
+                              {{"ROWS_PER_BLOCK", "8"}, {"VEC", "8"}, {"ROW_CACHE", "64"}, {"FUSED_STATS", "1"}}},
+                      Variant{KernelType::Softmax, {{"VEC", "8"}, {"ROW_CACHE", "16"}, {"FAST_EXP", "1"}}},
+                      Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
                       Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}}},
                       Variant{KernelType::CrossEntropy,
                               {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}}),
@@ -249,11 +254,11 @@ TEST(PlantedFaults, IllegalAddressCrashesWithTheCudaErrorAndTheCallerSurvives) {
 
 TEST(PlantedFaults, AHugeAllocationIsACrashAndTheSameWorkerServesTheNextRequest) {
     SKIP_WITHOUT_GPU();
-    // A correct kernel timed at 65536 x 1,200,000 fp16: the input alone is 157 GB, more than the H200's
-    // 139 GiB. LibTorch's allocator throws; the worker frees its cache and keeps serving.
-    EvaluationRequest req = request_for(starter_path(KernelType::Reduce));
-    req.dtypes = {DType::fp16};
-    req.timing_shapes = {Shape{{65536, 1200000}}};
+    // A correct kernel whose launch asks for 2 GiB of workspace per row: 512 GiB at the first check shape
+    // (tests/fixtures/kernels/faults/huge_workspace.cu). LibTorch's allocator throws; the worker frees its
+    // cache and keeps serving. (A huge input shape cannot do it: the contract caps every tensor at 2^31 - 1
+    // elements and rejects larger shapes as a bad request.)
+    const EvaluationRequest req = request_for(fault_path("huge_workspace"));
     const EvaluationResult r = client().evaluate(req);
     std::cout << "[huge allocation] " << explain(r) << "\n";
     ASSERT_EQ(r.verdict, Verdict::Crash) << explain(r);

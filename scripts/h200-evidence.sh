@@ -27,7 +27,7 @@ if [[ -n "${AK_PACK_BIN:-}" ]]; then
 fi
 log info; $bin/autokernel --version 2>&1 | head -20; $bin/autokernel info 2>&1 | tee "$out/info.txt"
 log gpu-tests
-timeout ${AK_TEST_CAP:-150} $bin/test_evaluator_gpu > "$out/gpu-tests.log" 2>&1; echo "gpu tests exit $?"
+timeout ${AK_TEST_CAP:-150} $bin/test_evaluator_gpu ${AK_TEST_FILTER:+--gtest_filter=$AK_TEST_FILTER} > "$out/gpu-tests.log" 2>&1; echo "gpu tests exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|^\[  FAILED|tests ran" "$out/gpu-tests.log" | tail -40
 log ceilings; timeout 60 $bin/autokernel ceilings 2>&1 | tee "$out/ceilings.txt"
 log bench

@@ -13,8 +13,13 @@
 //                 the running max grows: the row is read once instead of twice.
 //   ROW_CACHE > 0 keeps the row in registers (up to ROW_CACHE elements per thread) when it fits, with
 //                 every load issued before the first reduction.
-//   FAST_EXP = 1  computes exp as exp2f(x * log2 e) (helpers.cuh: ak_exp): fewer instructions for the
+//   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions for the
 //                 nine exponentials the one-pass row spends on every eight elements.
+// and one of the mean:
+//   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
+//                 workspace (zeroed before every launch), and the last one sums the row losses in the
+//                 same fixed order as ak_kernel1 would: one launch instead of two, still deterministic
+//                 (the atomic only elects the block; it never adds a loss).
 //
 // @autokernel type cross_entropy
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
@@ -23,8 +28,9 @@
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
-// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as exp2f(x * log2 e): one multiply and the hardware ex2
+// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
+// @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -52,6 +58,9 @@
 #ifndef ROW_CACHE
 #define ROW_CACHE 0
 #endif
+#ifndef FUSED_MEAN
+#define FUSED_MEAN 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -75,9 +84,10 @@ AK_LAUNCH(0) = {
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
     /* workspace_bytes_per_row */ 4,  // one fp32 loss per row
-    /* workspace_bytes */ 0,
+    /* workspace_bytes */ FUSED_MEAN ? 4 : 0,  // FUSED_MEAN: the blocks-done counter after the losses
 };
 
+#if !FUSED_MEAN
 AK_LAUNCH(1) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ MEAN_THREADS, 1, 1,
@@ -85,6 +95,19 @@ AK_LAUNCH(1) = {
     /* tile_m, tile_n */ 0, 0,
     /* grid_x, grid_y, grid_z */ 1, 1, 1,
 };
+#endif
+
+// *loss = the mean of the row losses in workspace[0, rows), by THREADS threads of one block: thread t
+// sums rows t, t + THREADS, ... in order, then a fixed-order block reduction. Loads bypass L1 (__ldcg):
+// with FUSED_MEAN the losses were written by other blocks.
+template <int THREADS>
+__device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
+    const float* row_loss = static_cast<const float*>(args.workspace);
+    float sum = 0.f;
+    for (int r = threadIdx.x; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
+    sum = ak_group_sum<THREADS>(sum, scratch);
+    if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
+}
 
 // log(sum(exp(x - max))) + max - x[target] from the group's reduced max and sum; NaN for a target
 // outside [0, cols) rather than an out-of-bounds read.
@@ -188,14 +211,27 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_
     const float loss = vector_ok ? row_loss_any<VEC>(x, args.cols, target, lane, active, scratch)
                                  : row_loss_any<1>(x, args.cols, target, lane, active, scratch);
     if (active && lane == 0) static_cast<float*>(args.workspace)[row] = loss;
+
+    if constexpr (FUSED_MEAN) {
+        __shared__ bool last_block;
+        __threadfence();  // this block's losses are visible to every block before it counts itself done
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned* done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
+            last_block = atomicAdd(done, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (last_block) {
+            __threadfence();
+            write_mean_loss<BLOCK_THREADS>(args, scratch);
+        }
+    }
 }
 
-// One block: thread t sums rows t, t + MEAN_THREADS, ... in order, then a fixed-order block reduction.
+#if !FUSED_MEAN
+// One block averages the row losses.
 extern "C" __global__ void __launch_bounds__(MEAN_THREADS) ak_kernel1(ak_cross_entropy_args args) {
     __shared__ float scratch[MEAN_THREADS / 32];
-    const float* row_loss = static_cast<const float*>(args.workspace);
-    float sum = 0.f;
-    for (int r = threadIdx.x; r < args.rows; r += MEAN_THREADS) sum += row_loss[r];
-    sum = ak_group_sum<MEAN_THREADS>(sum, scratch);
-    if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
+    write_mean_loss<MEAN_THREADS>(args, scratch);
 }
+#endif

@@ -10,7 +10,7 @@
 //                 loads are issued before the first reduction, exp(x - max) is computed once.
 //   ONLINE = 1    (rows that are not cached) finds the max and the sum of exp in one pass, rescaling
 //                 the running sum when the running max grows; the write pass is the second read.
-//   FAST_EXP = 1  computes exp as exp2f(x * log2 e) (helpers.cuh: ak_exp): fewer instructions per element.
+//   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions per element.
 //
 // @autokernel type softmax
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
@@ -19,7 +19,7 @@
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: re-read the row)
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- uncached rows: max and sum of exp in one pass (online rescaling)
-// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as exp2f(x * log2 e): one multiply and the hardware ex2
+// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

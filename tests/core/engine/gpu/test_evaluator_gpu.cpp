@@ -198,6 +198,8 @@ INSTANTIATE_TEST_SUITE_P(
                               {{"ROWS_PER_BLOCK", "8"}, {"VEC", "8"}, {"ROW_CACHE", "64"}, {"FUSED_STATS", "1"}}},
                       Variant{KernelType::Softmax, {{"VEC", "8"}, {"ROW_CACHE", "16"}, {"FAST_EXP", "1"}}},
                       Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
+                      Variant{KernelType::CrossEntropy,
+                              {{"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}, {"FUSED_MEAN", "1"}}},
                       Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}}},
                       Variant{KernelType::CrossEntropy,
                               {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}}),

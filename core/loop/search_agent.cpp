@@ -227,6 +227,7 @@ struct SearchAgent::Impl {
     std::string last_step_dim;
     std::string momentum_base;
     std::string momentum;
+    bool last_step_pair = false;
     // (base sha, config key) -> candidate sha.
     std::unordered_map<std::string, std::string> sha_memo;
 
@@ -363,7 +364,44 @@ struct SearchAgent::Impl {
         Config config;
         int tier = 0;
         std::size_t dim = 0;
+        bool pair = false;  // a lookahead step: two tunables differ from the best
     };
+
+    // How many of the most promising reverted single changes the lookahead builds on.
+    static constexpr std::size_t kLookaheadNeighbours = 2;
+
+    // Lookahead, once every single change of the best has been evaluated without a keep: the reverted
+    // neighbours that were faster than the best at the primary shape (they lost at another shape, or to
+    // the noise rule) are combined with one more single change, fastest neighbour first. Tunables
+    // interact: ROW_CACHE may pay at one size only until BLOCK_THREADS changes with it.
+    std::optional<SweepStep> next_pair(const AgentContext& ctx, const Space& space, const std::set<int>& tiers) {
+        const std::string base_sha = sha256_hex(ctx.best_source);
+        const std::vector<Member> evaluated = members(ctx, space);
+        std::optional<double> base_latency;
+        for (const Member& m : evaluated)
+            if (m.config == space.base) base_latency = m.latency;
+        if (!base_latency) return std::nullopt;
+        std::vector<const Member*> promising;
+        for (const Member& m : evaluated)
+            if (hamming(m.config, space.base) == 1 && m.latency && *m.latency < *base_latency) promising.push_back(&m);
+        std::sort(promising.begin(), promising.end(),
+                  [](const Member* a, const Member* b) { return *a->latency < *b->latency; });
+        if (promising.size() > kLookaheadNeighbours) promising.resize(kLookaheadNeighbours);
+        for (const Member* n : promising) {
+            for (int tier : tiers)
+                for (std::size_t i = 0; i < space.dims.size(); ++i) {
+                    const auto& d = space.dims[i];
+                    if (!d.free || d.tier != tier || n->config[i] != space.base[i]) continue;  // the neighbour's own tunable
+                    for (const auto& v : d.values) {
+                        if (v == space.base[i]) continue;
+                        Config c = n->config;
+                        c[i] = v;
+                        if (!seen(ctx, sha_of(ctx, base_sha, space, c))) return SweepStep{c, d.tier, i, true};
+                    }
+                }
+        }
+        return std::nullopt;
+    }
 
     // The tunable whose change made the current best, when the sweep proposed it (empty otherwise).
     std::string momentum_dim(const std::string& base_sha) {
@@ -399,14 +437,14 @@ struct SearchAgent::Impl {
             for (std::size_t i = 0; i < space.dims.size(); ++i)
                 if (space.dims[i].free && space.dims[i].tier == tier)
                     if (auto step = try_dim(i)) return step;
-        return std::nullopt;
+        return next_pair(ctx, space, tiers);
     }
 
     std::optional<Candidate> propose_sweep(const AgentContext& ctx, const Space& space, std::string& failure) {
         const std::string base_sha = sha256_hex(ctx.best_source);
         const auto step = next_sweep(ctx, space);
         if (!step) {
-            failure = "search: exhausted: every single change of " +
+            failure = "search: exhausted: every single change (and the lookahead pairs) of " +
                       std::string(ctx.steering.focus_tier ? "tier " + std::to_string(ctx.steering.focus_tier)
                                                           : std::string("every tier")) +
                       " from the current best of " + ctx.kernel.name + " has been evaluated";
@@ -421,14 +459,20 @@ struct SearchAgent::Impl {
                     log("search: the best changed; sweeping again from tier " + std::to_string(step->tier));
             }
             last_base_sha = base_sha;
-        } else if (step->tier != last_tier) {
+        } else if (step->pair && !last_step_pair) {
+            log("search: every single change of the best was evaluated without a keep; trying pairs with the "
+                "reverted changes that were faster at the primary shape");
+        } else if (!step->pair && step->tier != last_tier) {
             log("search: tier " + std::to_string(last_tier) + " exhausted without a keep; moving on to tier " +
                 std::to_string(step->tier));
         }
         last_tier = step->tier;
+        last_step_pair = step->pair;
         auto candidate = make_candidate(ctx, space, step->config,
-                                        "search: " + d.name + " " + space.base[step->dim] + "->" +
-                                            step->config[step->dim] + " (tier " + std::to_string(step->tier) + ")");
+                                        step->pair ? "search: " + changes_text(space, step->config) + " (pair)"
+                                                   : "search: " + d.name + " " + space.base[step->dim] + "->" +
+                                                         step->config[step->dim] + " (tier " +
+                                                         std::to_string(step->tier) + ")");
         last_step_sha = candidate.sha;
         last_step_dim = d.name;
         return candidate;

@@ -10,7 +10,10 @@
 //            2 vector width/unrolling, 3 variant switches, then the rest); after a keep the best has
 //            changed: the sweep first tries the other values of the tunable that just paid off
 //            (momentum: VEC 2 -> 4 after a kept 1 -> 2), then starts again from tier 1, because tunables
-//            interact. It ends when no single change of the best is left (exhausted()), so the
+//            interact. When every single change of the best has been evaluated without a keep, a
+//            lookahead tries pairs: the (at most two) reverted single changes that were faster than the
+//            best at the primary shape, each combined with one more single change, in tier order.
+//            It ends when no single change or pair is left (exhausted()), so the
 //            "reverts in a row" move-on rule does not apply to it (bounded_search()).
 //   Evolve - a global evolutionary search over all free tunables at once: a population of the best
 //            evaluated configurations (elitism), tournament selection, uniform crossover and a mutation

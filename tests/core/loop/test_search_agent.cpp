@@ -91,6 +91,8 @@ struct SimulatedLoop {
     double best_latency = 0;
     std::vector<Proposal> proposals;
     std::vector<Outcome> outcomes;
+    // Configurations reverted even when faster (as if they lost at the other timing shape).
+    std::function<bool(const Config&)> reverted_anyway;
 
     SimulatedLoop(std::string source, Landscape l) : landscape(std::move(l)) {
         context.kernel = KernelEntry{"rmsnorm", "rmsnorm", "", 0.0};
@@ -149,6 +151,7 @@ struct SimulatedLoop {
             e.correctness = Correctness::Pass;
             e.latency_us = *latency;
             outcome = *latency < best_latency * 0.99 ? Outcome::Kept : Outcome::Reverted;
+            if (reverted_anyway && reverted_anyway(config_of(p.source))) outcome = Outcome::Reverted;
         }
         e.outcome = outcome;
         agent.observe(p, result, outcome);
@@ -246,6 +249,43 @@ TEST(SearchAgentSweep, MomentumClimbsATunableStepByStep) {
     EXPECT_EQ(loop.proposals[6].description, "search: VEC 2->4 (tier 2)");
     EXPECT_EQ(loop.proposals[7].description, "search: VEC 4->8 (tier 2)");
     for (int i = 5; i < 8; ++i) EXPECT_EQ(loop.outcomes[i], Outcome::Kept) << i;
+}
+
+TEST(SearchAgentSweep, AfterTheSingleChangesItPairsTheRevertedChangeThatWasFasterAtThePrimaryShape) {
+    // USE_FAST=1 is faster at the primary shape but reverted (it loses at the other size) unless
+    // BLOCK_THREADS is 512 too; together they win. Everything else changes nothing.
+    SimulatedLoop loop(kSource, [](const Config& c) -> std::optional<double> {
+        if (c.at("USE_FAST") == "1") return c.at("BLOCK_THREADS") == "512" ? 80.0 : 90.0;
+        return 100.0;
+    });
+    loop.reverted_anyway = [](const Config& c) { return c.at("USE_FAST") == "1" && c.at("BLOCK_THREADS") != "512"; };
+    std::vector<std::string> logs;
+    auto settings = sweep_settings(loop);
+    settings.log = [&](const std::string& l) { logs.push_back(l); };
+    SearchAgent agent(settings);
+    ASSERT_EQ(loop.run(agent, 15), 15);
+    for (int i = 0; i < 14; ++i) EXPECT_EQ(loop.outcomes[i], Outcome::Reverted) << loop.proposals[i].description;
+    // 12 single changes, then pairs built on USE_FAST 0->1, in tier order.
+    EXPECT_EQ(loop.proposals[11].description, "search: PAD 0->1 (tier 4)");
+    EXPECT_EQ(loop.proposals[12].description, "search: BLOCK_THREADS 256->64, USE_FAST 0->1 (pair)");
+    EXPECT_EQ(loop.proposals[13].description, "search: BLOCK_THREADS 256->128, USE_FAST 0->1 (pair)");
+    EXPECT_EQ(loop.proposals[14].description, "search: BLOCK_THREADS 256->512, USE_FAST 0->1 (pair)");
+    EXPECT_EQ(loop.outcomes[14], Outcome::Kept);
+    EXPECT_EQ(std::count(logs.begin(), logs.end(),
+                         "search: every single change of the best was evaluated without a keep; trying pairs with the "
+                         "reverted changes that were faster at the primary shape"),
+              1);
+}
+
+TEST(SearchAgentSweep, PairsOnlyBuildOnNeighboursFasterThanTheBest) {
+    // UNROLL=2 is slower than the best and PAD=1 no faster: no pair is worth trying, the sweep ends.
+    SimulatedLoop loop(kSource, [](const Config& c) -> std::optional<double> {
+        return c.at("UNROLL") == "2" ? 120.0 : 100.0;
+    });
+    SearchAgent agent(sweep_settings(loop));
+    EXPECT_EQ(loop.run(agent, 100), 12);
+    EXPECT_TRUE(agent.exhausted(loop.context));
+    EXPECT_NE(loop.last_failure.find("lookahead pairs"), std::string::npos) << loop.last_failure;
 }
 
 TEST(SearchAgent, OnlyTheSweepIsABoundedSearch) {

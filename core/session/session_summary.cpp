@@ -62,7 +62,12 @@ SessionSummary summarize(const std::vector<Experiment>& experiments) {
         }
         KernelSummary& k = summary.kernels[it->second];
         ++k.experiments;
-        if (!k.starter || (k.starter->outcome != Outcome::Baseline && e.outcome == Outcome::Baseline)) k.starter = e;
+        // The starter: the first baseline, or the first one that was measured when the first was recorded
+        // unevaluated (`autokernel new` records the starters, the loop's first run measures them).
+        if (!k.starter || (k.starter->outcome != Outcome::Baseline && e.outcome == Outcome::Baseline) ||
+            (e.outcome == Outcome::Baseline && !k.starter->latency_us && !k.starter->throughput_tflops &&
+             (e.latency_us || e.throughput_tflops)))
+            k.starter = e;
         if (e.on_frontier() && (!k.best || better(e, *k.best))) k.best = e;
     }
     for (KernelSummary& k : summary.kernels) {

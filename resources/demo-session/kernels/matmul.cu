@@ -13,7 +13,7 @@
 // @autokernel type matmul
 // @autokernel tunable BLOCK_M = 128 {32, 64, 128} tier 1 -- rows of C per block
 // @autokernel tunable BLOCK_N = 128 {32, 64, 128} tier 1 -- columns of C per block
-// @autokernel tunable BLOCK_K = 16 {16, 32, 64} tier 1 -- k-slice staged in shared memory per step
+// @autokernel tunable BLOCK_K = 32 {16, 32, 64} tier 1 -- k-slice staged in shared memory per step
 // @autokernel tunable THREAD_M = 8 {2, 4, 8} tier 2 -- FMA path: rows of C per thread
 // @autokernel tunable THREAD_N = 4 {2, 4, 8} tier 2 -- FMA path: columns of C per thread
 // @autokernel tunable USE_WMMA = 1 {0, 1} tier 3 -- tensor cores via nvcuda::wmma (fp16/bf16; fp32 ignores it)

@@ -61,6 +61,23 @@ TEST(SessionSummary, CountsOutcomesAndFindsStarterAndBestPerKernel) {
     EXPECT_FALSE(mm.speedup_over_starter);
 }
 
+TEST(SessionSummary, AnUnevaluatedStarterIsReplacedByItsFirstMeasurement) {
+    // `autokernel new` records the starter without timing; the loop's first run measures it (another
+    // baseline row). The summary's starter and "vs starter" use that measurement.
+    const std::vector<Experiment> experiments = {
+        make(0, "kernels/rms.cu", Outcome::Baseline, Correctness::Pass, std::nullopt),
+        make(1, "kernels/rms.cu", Outcome::Baseline, Correctness::Pass, 52.8),
+        make(2, "kernels/rms.cu", Outcome::Kept, Correctness::Pass, 24.0),
+        make(3, "kernels/rms.cu", Outcome::Baseline, Correctness::Pass, 30.0),  // a later baseline: not the starter
+    };
+    const SessionSummary s = summarize(experiments);
+    ASSERT_EQ(s.kernels.size(), 1u);
+    ASSERT_TRUE(s.kernels[0].starter);
+    EXPECT_EQ(s.kernels[0].starter->number, 1);
+    ASSERT_TRUE(s.kernels[0].speedup_over_starter);
+    EXPECT_DOUBLE_EQ(*s.kernels[0].speedup_over_starter, 52.8 / 24.0);
+}
+
 TEST(SessionSummary, UsesThroughputWhenNoLatencyWasMeasured) {
     const std::vector<Experiment> experiments = {
         make(0, "kernels/mm.cu", Outcome::Baseline, Correctness::Pass, std::nullopt, 349.0),

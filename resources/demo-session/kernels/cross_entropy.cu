@@ -1,0 +1,237 @@
+// Cross-entropy starter: loss = mean over rows of (logsumexp(logits[r, :]) - logits[r, target[r]]).
+//
+// Two stages:
+//   ak_kernel0: ROWS_PER_BLOCK rows per block; each row's loss (fp32) goes to workspace[r]
+//               (workspace_bytes_per_row = 4). Two passes over the row: the max, then the sum of
+//               exp(x - max); loss = log(sum) + max - x[target]. Subtracting the max keeps large logits finite.
+//               A target outside [0, cols) gives a NaN loss rather than an out-of-bounds read.
+//   ak_kernel1: ONE block sums the per-row losses in a fixed order and writes the mean to *loss.
+// No atomics: the result is bitwise identical from run to run.
+//
+// Three variants of the row stage:
+//   ONLINE = 1    finds the max and the sum of exp(x - max) in ONE pass, rescaling the running sum when
+//                 the running max grows: the row is read once instead of twice.
+//   ROW_CACHE > 0 keeps the row in registers (up to ROW_CACHE elements per thread) when it fits, with
+//                 every load issued before the first reduction.
+//   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions for the
+//                 nine exponentials the one-pass row spends on every eight elements.
+// and one of the mean:
+//   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
+//                 workspace (zeroed before every launch), and the last one sums the row losses in the
+//                 same fixed order as ak_kernel1 would: one launch instead of two, still deterministic
+//                 (the atomic only elects the block; it never adds a loss).
+//
+// @autokernel type cross_entropy
+// @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
+// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
+// @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
+// @autokernel tunable VEC = 4 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
+// @autokernel tunable UNROLL = 4 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
+// @autokernel tunable ONLINE = 1 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
+// @autokernel tunable FAST_EXP = 1 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
+// @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
+// @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
+#include <autokernel/contract.cuh>
+#include <autokernel/helpers.cuh>
+
+#ifndef BLOCK_THREADS
+#define BLOCK_THREADS 256
+#endif
+#ifndef ROWS_PER_BLOCK
+#define ROWS_PER_BLOCK 1
+#endif
+#ifndef MEAN_THREADS
+#define MEAN_THREADS 1024
+#endif
+#ifndef VEC
+#define VEC 1
+#endif
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+#ifndef ONLINE
+#define ONLINE 0
+#endif
+#ifndef FAST_EXP
+#define FAST_EXP 0
+#endif
+#ifndef ROW_CACHE
+#define ROW_CACHE 0
+#endif
+#ifndef FUSED_MEAN
+#define FUSED_MEAN 0
+#endif
+
+constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
+constexpr int kUnroll = UNROLL;
+constexpr bool kFastExp = FAST_EXP != 0;
+static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
+static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
+              "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
+static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
+static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
+              "MEAN_THREADS: power of two, 32..1024");
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ BLOCK_THREADS, 1, 1,
+    /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
+    /* tile_m, tile_n */ 0, 0,
+    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* dynamic_smem_bytes */ 0,
+    /* cluster */ 0, 0, 0,
+    /* tma_box_rows */ {0, 0, 0},
+    /* tma_box_cols */ {0, 0, 0},
+    /* tma_swizzle */ AK_SWIZZLE_NONE,
+    /* workspace_bytes_per_row */ 4,  // one fp32 loss per row
+    /* workspace_bytes */ FUSED_MEAN ? 4 : 0,  // FUSED_MEAN: the blocks-done counter after the losses
+};
+
+#if !FUSED_MEAN
+AK_LAUNCH(1) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ MEAN_THREADS, 1, 1,
+    /* grid */ AK_GRID_FIXED, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ 0, 0,
+    /* grid_x, grid_y, grid_z */ 1, 1, 1,
+};
+#endif
+
+// *loss = the mean of the row losses in workspace[0, rows), by THREADS threads of one block: thread t
+// sums rows t, t + THREADS, ... in order, then a fixed-order block reduction. Loads bypass L1 (__ldcg):
+// with FUSED_MEAN the losses were written by other blocks.
+template <int THREADS>
+__device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
+    const float* row_loss = static_cast<const float*>(args.workspace);
+    float sum = 0.f;
+    for (int r = threadIdx.x; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
+    sum = ak_group_sum<THREADS>(sum, scratch);
+    if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
+}
+
+// log(sum(exp(x - max))) + max - x[target] from the group's reduced max and sum; NaN for a target
+// outside [0, cols) rather than an out-of-bounds read.
+__device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long target, float row_max, float sum) {
+    if (target < 0 || target >= cols) return __int_as_float(0x7fc00000);
+    return logf(sum) + row_max - ak_to_float(x[target]);
+}
+
+template <int V>
+__device__ __forceinline__ float row_loss(const ak_t* x, int cols, long long target, int lane, bool active,
+                                          float* scratch) {
+    const int chunks = active ? cols / V : 0;
+
+    float row_max = AK_NEG_INF;
+    float sum = 0.f;
+    if constexpr (ONLINE) {
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+            ak_online_add<V, kFastExp>(v, row_max, sum);
+        }
+        ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
+    } else {
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[j]);
+        }
+        row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+
+#pragma unroll kUnroll
+        for (int i = lane; i < chunks; i += kThreadsPerRow) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += ak_exp<kFastExp>(v[j] - row_max);
+        }
+        sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+    }
+    return finish_loss(x, cols, target, row_max, sum);
+}
+
+// The same loss with the thread's share of the row in registers: V-element chunks lane, lane + threads
+// per row, ... (SLOTS of them; the caller checked they cover the row).
+template <int V, int SLOTS>
+__device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long long target, int lane, bool active,
+                                                 float* scratch) {
+    const int chunks = active ? cols / V : 0;
+    float v[SLOTS][V];
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s) {
+        const int i = lane + s * kThreadsPerRow;
+        if (i < chunks) {
+            ak_load<V>(x + i * V, v[s]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) v[s][j] = AK_NEG_INF;  // adds exp(-inf) = 0 below
+        }
+    }
+    float row_max = AK_NEG_INF;
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s)
+#pragma unroll
+        for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[s][j]);
+    row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+    const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // inactive groups: keep exps finite
+
+    float sum = 0.f;
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s)
+#pragma unroll
+        for (int j = 0; j < V; ++j) sum += ak_exp<kFastExp>(v[s][j] - shift);
+    sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+    return finish_loss(x, cols, target, row_max, sum);
+}
+
+// Cached when ROW_CACHE is on and the row fits (the same answer for every thread of the block).
+template <int V>
+__device__ __forceinline__ float row_loss_any(const ak_t* x, int cols, long long target, int lane, bool active,
+                                              float* scratch) {
+    if constexpr (ROW_CACHE > 0) {
+        constexpr int kSlots = ROW_CACHE / V;
+        if (cols / V <= kSlots * kThreadsPerRow) return row_loss_cached<V, kSlots>(x, cols, target, lane, active, scratch);
+    }
+    return row_loss<V>(x, cols, target, lane, active, scratch);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_entropy_args args) {
+    __shared__ float scratch[BLOCK_THREADS / 32];
+    const int group = threadIdx.x / kThreadsPerRow;
+    const int lane = threadIdx.x % kThreadsPerRow;
+    const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;
+    const bool active = row < args.rows;  // inactive threads still join the block reductions
+    const ak_t* x = args.logits + (active ? row * args.cols : 0);
+    const long long target = active ? args.targets[row] : 0;
+
+    const bool vector_ok = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.logits);
+    const float loss = vector_ok ? row_loss_any<VEC>(x, args.cols, target, lane, active, scratch)
+                                 : row_loss_any<1>(x, args.cols, target, lane, active, scratch);
+    if (active && lane == 0) static_cast<float*>(args.workspace)[row] = loss;
+
+    if constexpr (FUSED_MEAN) {
+        __shared__ bool last_block;
+        __threadfence();  // this block's losses are visible to every block before it counts itself done
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned* done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
+            last_block = atomicAdd(done, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (last_block) {
+            __threadfence();
+            write_mean_loss<BLOCK_THREADS>(args, scratch);
+        }
+    }
+}
+
+#if !FUSED_MEAN
+// One block averages the row losses.
+extern "C" __global__ void __launch_bounds__(MEAN_THREADS) ak_kernel1(ak_cross_entropy_args args) {
+    __shared__ float scratch[MEAN_THREADS / 32];
+    write_mean_loss<MEAN_THREADS>(args, scratch);
+}
+#endif

@@ -394,6 +394,10 @@ void MainWindow::buildCentralWidget()
         setMetric(static_cast<TimelinePlot::Metric>(m_metricCombo->itemData(index).toInt()));
     });
     connect(m_plot, &TimelinePlot::experimentClicked, this, &MainWindow::onPlotClicked);
+    connect(m_plot, &TimelinePlot::experimentContextMenuRequested, this, [this](int number, const QPoint& globalPos) {
+        onPlotClicked(number);
+        showExperimentMenu(number, globalPos);
+    });
 
     // Right bottom: the selected experiment.
     m_tabs = new QTabWidget;
@@ -930,7 +934,11 @@ void MainWindow::showTableContextMenu(const QPoint& pos)
     const QModelIndex index = m_table->indexAt(pos);
     if (!index.isValid())
         return;
-    const int number = m_filter->experimentNumberAt(index.row());
+    showExperimentMenu(m_filter->experimentNumberAt(index.row()), m_table->viewport()->mapToGlobal(pos));
+}
+
+void MainWindow::showExperimentMenu(int number, const QPoint& globalPos)
+{
     const Experiment* e = experiment(number);
     if (!e)
         return;
@@ -952,7 +960,7 @@ void MainWindow::showTableContextMenu(const QPoint& pos)
     const QString commit = QString::fromStdString(e->commit);
     connect(copy, &QAction::triggered, this, [commit] { QApplication::clipboard()->setText(commit); });
     addLoopActions(menu, *e);
-    menu.exec(m_table->viewport()->mapToGlobal(pos));
+    menu.exec(globalPos);
 }
 
 void MainWindow::showHeaderContextMenu(const QPoint& pos)

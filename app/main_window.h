@@ -178,6 +178,9 @@ private:
     void onTableSelectionChanged();
     void onPlotClicked(int number);
     void showTableContextMenu(const QPoint& pos);
+    // The experiment's menu (compare, show, copy hash, loop overrides) at a global position; the table's
+    // and the timeline's right click both open it.
+    void showExperimentMenu(int number, const QPoint& globalPos);
     void showHeaderContextMenu(const QPoint& pos);
     void askCompareNumber();
 

@@ -297,23 +297,20 @@ double TimelinePlot::lastReplotMs() const { return m_plot->replotTime(false); }
 
 void TimelinePlot::onMousePress(QMouseEvent* event) { m_pressPos = event->position(); }
 
-void TimelinePlot::onMouseRelease(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton) return;
-    if ((event->position() - m_pressPos).manhattanLength() > 3.0) return;  // a drag, not a click
-    const QPointF click = event->position();
+int TimelinePlot::experimentAt(const QPointF& pos) const {
     const QCPRange xRange = m_plot->xAxis->range();
     double bestDistance = kClickRadiusPx * kClickRadiusPx;
     int hit = -1;
     for (QCPGraph* g : {m_kept, m_reverted, m_failed}) {
         const auto data = g->data();
         // Only points within the click radius in x can hit: look at that key range.
-        const double k1 = m_plot->xAxis->pixelToCoord(click.x() - kClickRadiusPx);
-        const double k2 = m_plot->xAxis->pixelToCoord(click.x() + kClickRadiusPx);
+        const double k1 = m_plot->xAxis->pixelToCoord(pos.x() - kClickRadiusPx);
+        const double k2 = m_plot->xAxis->pixelToCoord(pos.x() + kClickRadiusPx);
         auto it = data->findBegin(std::max(std::min(k1, k2), xRange.lower), true);
         const auto end = data->findEnd(std::min(std::max(k1, k2), xRange.upper), true);
         for (; it != end; ++it) {
-            const double dx = m_plot->xAxis->coordToPixel(it->key) - click.x();
-            const double dy = m_plot->yAxis->coordToPixel(it->value) - click.y();
+            const double dx = m_plot->xAxis->coordToPixel(it->key) - pos.x();
+            const double dy = m_plot->yAxis->coordToPixel(it->value) - pos.y();
             const double d = dx * dx + dy * dy;
             if (d <= bestDistance) {
                 bestDistance = d;
@@ -321,9 +318,19 @@ void TimelinePlot::onMouseRelease(QMouseEvent* event) {
             }
         }
     }
+    return hit;
+}
+
+void TimelinePlot::onMouseRelease(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton && event->button() != Qt::RightButton) return;
+    if ((event->position() - m_pressPos).manhattanLength() > 3.0) return;  // a drag, not a click
+    const int hit = experimentAt(event->position());
     if (hit < 0) return;
     selectExperiment(hit);
-    emit experimentClicked(hit);
+    if (event->button() == Qt::RightButton)
+        emit experimentContextMenuRequested(hit, m_plot->mapToGlobal(event->position().toPoint()));
+    else
+        emit experimentClicked(hit);
 }
 
 }  // namespace ak

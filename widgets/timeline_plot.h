@@ -18,7 +18,8 @@
 // the legend asks to pick a kernel.
 //
 // Interaction: mouse wheel zooms x, dragging pans x, double-click resets the view, a click on (or
-// within 8 px of) a point selects it and emits experimentClicked().
+// within 8 px of) a point selects it and emits experimentClicked(); a right click on a point selects it
+// and emits experimentContextMenuRequested() (the main window shows the experiment's menu there).
 #include "session/experiment.h"
 
 #include <QPointF>
@@ -68,11 +69,15 @@ public:
     // Fits both axes to the data again (what double-click does).
     void resetView();
 
+    // The plotted experiment within 8 px of `pos` (widget coordinates of plot()), the nearest one; -1 if none.
+    int experimentAt(const QPointF& pos) const;
+
     // Translated axis title of a metric, with its unit.
     static QString metricLabel(Metric metric);
 
 signals:
     void experimentClicked(int number);
+    void experimentContextMenuRequested(int number, const QPoint& globalPos);
 
 private:
     // What the plot needs of one experiment; kept compact so 10,000 of them rebuild quickly.

@@ -289,7 +289,15 @@ struct EvaluatorClient::Impl {
         argv.push_back(nullptr);
 
         pid_t child = -1;
-        const int rc = ::posix_spawn(&child, path.c_str(), &actions, &attr, argv.data(), environ);
+        // The worker exits when this process is gone (see the evaluator's main.cpp).
+        std::vector<std::string> env_strings;
+        for (char** e = environ; e && *e; ++e)
+            if (std::strncmp(*e, "AK_EVALUATOR_CLIENT_PID=", 24) != 0) env_strings.emplace_back(*e);
+        env_strings.push_back("AK_EVALUATOR_CLIENT_PID=" + std::to_string(::getpid()));
+        std::vector<char*> envp;
+        for (auto& e : env_strings) envp.push_back(e.data());
+        envp.push_back(nullptr);
+        const int rc = ::posix_spawn(&child, path.c_str(), &actions, &attr, argv.data(), envp.data());
         posix_spawn_file_actions_destroy(&actions);
         posix_spawnattr_destroy(&attr);
         ::close(pair[1]);

@@ -117,6 +117,24 @@ QHash<QString, MenuEntry> contextMenuOf(MainWindow& window, int number)
     return entries;
 }
 
+// The same menu, asked for by a right click on the timeline's point of experiment `number`.
+QHash<QString, MenuEntry> timelineMenuOf(MainWindow& window, int number)
+{
+    QHash<QString, MenuEntry> entries;
+    QTimer::singleShot(0, [&entries] {
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        if (!menu)
+            return;
+        for (QAction* action : menu->actions()) {
+            if (!action->text().isEmpty())
+                entries.insert(action->text(), {action->isEnabled(), action->toolTip()});
+        }
+        menu->close();
+    });
+    emit window.timeline()->experimentContextMenuRequested(number, window.mapToGlobal(QPoint(10, 10)));
+    return entries;
+}
+
 }  // namespace
 
 class TestMainWindowLoop : public QObject {
@@ -258,6 +276,11 @@ void TestMainWindowLoop::the_context_menu_offers_overrides_with_reasons()
     QVERIFY(menu[QStringLiteral("Force Keep #6")].toolTip.contains(QStringLiteral("already kept")));
     QVERIFY(menu[QStringLiteral("Force Revert #6")].enabled);
     QVERIFY(menu[QStringLiteral("Branch From #6")].enabled);
+    // The timeline's right click opens the same menu and selects the experiment.
+    const QHash<QString, MenuEntry> fromTimeline = timelineMenuOf(w, 4);
+    QVERIFY2(fromTimeline.contains(QStringLiteral("Force Keep #4")), qPrintable(QStringList(fromTimeline.keys()).join(u',')));
+    QVERIFY(fromTimeline.contains(QStringLiteral("Copy Commit Hash")));
+    QCOMPARE(w.timeline()->selectedExperiment(), 4);
     // #4 failed and is not the last.
     menu = contextMenuOf(w, 4);
     QVERIFY(!menu[QStringLiteral("Force Keep #4")].enabled);

@@ -238,6 +238,33 @@ private slots:
         QCOMPARE(clicked.count(), 3);
     }
 
+    void rightClickingAPointAsksForItsMenu() {
+        TimelinePlot plot;
+        plot.resize(800, 500);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setExperiments(session());
+        plot.plot()->replot();
+        QSignalSpy menu(&plot, &TimelinePlot::experimentContextMenuRequested);
+        QSignalSpy clicked(&plot, &TimelinePlot::experimentClicked);
+        QCustomPlot* p = plot.plot();
+        const auto pixelOf = [p](double x, double y) {
+            return QPoint(qRound(p->xAxis->coordToPixel(x)), qRound(p->yAxis->coordToPixel(y)));
+        };
+        QCOMPARE(plot.experimentAt(pixelOf(9, 1.3) + QPoint(2, -2)), 9);
+        QCOMPARE(plot.experimentAt(pixelOf(2.5, 1.9)), -1);
+
+        QTest::mouseClick(p, Qt::RightButton, Qt::NoModifier, pixelOf(9, 1.3));
+        QCOMPARE(menu.count(), 1);
+        QCOMPARE(menu.at(0).at(0).toInt(), 9);
+        QCOMPARE(menu.at(0).at(1).toPoint(), p->mapToGlobal(pixelOf(9, 1.3)));
+        QCOMPARE(plot.selectedExperiment(), 9);
+        QCOMPARE(clicked.count(), 0);  // a right click is not a selection click
+
+        QTest::mouseClick(p, Qt::RightButton, Qt::NoModifier, pixelOf(2.5, 1.9));  // empty space
+        QCOMPARE(menu.count(), 1);
+    }
+
     void appendExtendsSeriesAndFrontier() {
         TimelinePlot plot;
         std::vector<Experiment> all = session();

@@ -4,18 +4,25 @@
 //
 // stdout belongs to the protocol alone: at start-up the real stdout is kept on a private descriptor
 // and descriptor 1 is pointed at stderr, so nothing a library prints can corrupt the protocol.
+//
+// When the client dies the worker exits too, even in the middle of a hanging kernel: a watchdog thread
+// sees the parent change (the protocol socket's end of file is only read between requests).
+// PR_SET_PDEATHSIG is not used because it fires when the spawning *thread* ends, and clients spawn
+// workers from their loop threads.
 #include "engine/evaluation_protocol.h"
 #include "engine/evaluator/loaded_libraries.h"
 #include "engine/evaluator/worker.h"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -43,6 +50,23 @@ std::uint64_t salvage_id(const std::string& line) {
 
 bool blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
 
+// Exits the process (status 5) once the client that started it is gone. The client names itself in
+// AK_EVALUATOR_CLIENT_PID (ak::EvaluatorClient sets it), which also catches a client that died while this
+// process was still loading its libraries; without it, the parent at start-up is the client.
+void watch_parent() {
+    pid_t parent = ::getppid();
+    if (const char* env = std::getenv("AK_EVALUATOR_CLIENT_PID"); env && *env) parent = static_cast<pid_t>(std::atol(env));
+    std::thread([parent] {
+        while (true) {
+            if (::getppid() != parent) {
+                std::fprintf(stderr, "autokernel-evaluator: the client (pid %d) is gone; exiting\n", int(parent));
+                std::_Exit(5);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        }
+    }).detach();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +82,7 @@ int main(int argc, char** argv) {
         return 64;
     }
     std::signal(SIGPIPE, SIG_IGN);
+    watch_parent();
 
     // Keep the protocol channel private; everything else printed to stdout goes to stderr.
     const int protocol_fd = ::dup(STDOUT_FILENO);

@@ -19,19 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum AutoKernelColumn : std::size_t {
-    kExperiment,
-    kTag,
-    kKernelType,
-    kThroughputTflops,
-    kLatencyUs,
-    kPctPeak,
-    kSpeedupVsPytorch,
-    kCorrectness,
-    kPeakVramMb,
-    kDescription,
-    kAutoKernelColumnCount
-};
+using namespace results_column;  // AutoKernel's ten columns are the first ten of ours
+constexpr std::size_t kAutoKernelColumnCount = kAutoKernelCount;
 
 std::string where(int line, std::size_t column) {
     return "line " + std::to_string(line) + ", column " + std::to_string(column + 1) + " (" +

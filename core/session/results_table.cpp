@@ -14,32 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Column positions in file order.
-enum Column : std::size_t {
-    kExperiment,
-    kTag,
-    kKernelType,
-    kThroughputTflops,
-    kLatencyUs,
-    kPctPeak,
-    kSpeedupVsPytorch,
-    kCorrectness,
-    kPeakVramMb,
-    kDescription,
-    // ours
-    kOutcome,
-    kCommit,
-    kParentCommit,
-    kKernelFile,
-    kBandwidthGbS,
-    kBound,
-    kAgent,
-    kStartedUtc,
-    kDurationS,
-    kLatencyIqrUs,
-    kDetail,
-    kColumnCount
-};
+using namespace results_column;
+constexpr std::size_t kColumnCount = kCount;
+constexpr std::size_t kAutoKernelColumnCount = kAutoKernelCount;
 
 constexpr std::array<std::string_view, kColumnCount> kColumns = {
     "experiment",     "tag",       "kernel_type",   "throughput_tflops", "latency_us",  "pct_peak",
@@ -47,7 +24,7 @@ constexpr std::array<std::string_view, kColumnCount> kColumns = {
     "outcome",        "commit",    "parent_commit", "kernel_file",       "bandwidth_gb_s", "bound",
     "agent",          "started_utc", "duration_s",  "latency_iqr_us",    "detail",
 };
-constexpr std::size_t kAutoKernelColumnCount = 10;
+static_assert(kAutoKernelColumnCount == 10, "AutoKernel's results.tsv has ten columns");
 
 std::string quoted(std::string_view value) {
     constexpr std::size_t kMax = 60;

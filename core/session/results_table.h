@@ -8,6 +8,7 @@
 // The file is UTF-8; a row with invalid UTF-8 is rejected with its line number.
 #include "session/experiment.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -17,6 +18,36 @@
 #include <vector>
 
 namespace ak {
+
+// Column positions in file order: AutoKernel's ten, then ours. results.tsv and the AutoKernel importer
+// both index fields with these.
+namespace results_column {
+enum : std::size_t {
+    kExperiment,
+    kTag,
+    kKernelType,
+    kThroughputTflops,
+    kLatencyUs,
+    kPctPeak,
+    kSpeedupVsPytorch,
+    kCorrectness,
+    kPeakVramMb,
+    kDescription,
+    kAutoKernelCount,  // AutoKernel's columns end here; ours follow
+    kOutcome = kAutoKernelCount,
+    kCommit,
+    kParentCommit,
+    kKernelFile,
+    kBandwidthGbS,
+    kBound,
+    kAgent,
+    kStartedUtc,
+    kDurationS,
+    kLatencyIqrUs,
+    kDetail,
+    kCount
+};
+}  // namespace results_column
 
 // Every column in file order.
 std::span<const std::string_view> results_columns();

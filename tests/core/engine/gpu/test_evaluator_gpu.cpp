@@ -156,6 +156,9 @@ std::string variant_name(const Variant& v) {
     return name;
 }
 
+// How gtest prints a Variant (test listings, failures): its name rather than its bytes.
+void PrintTo(const Variant& v, std::ostream* os) { *os << variant_name(v); }
+
 class StarterVariantPasses : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(StarterVariantPasses, AllFiveStagesInEveryDtype) {

@@ -121,35 +121,8 @@ __device__ __forceinline__ float row_loss(const ak_t* x, int cols, long long tar
                                           float* scratch) {
     const int chunks = active ? cols / V : 0;
 
-    float row_max = AK_NEG_INF;
-    float sum = 0.f;
-    if constexpr (ONLINE) {
-#pragma unroll kUnroll
-        for (int i = lane; i < chunks; i += kThreadsPerRow) {
-            float v[V];
-            ak_load<V>(x + i * V, v);
-            ak_online_add<V, kFastExp>(v, row_max, sum);
-        }
-        ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
-    } else {
-#pragma unroll kUnroll
-        for (int i = lane; i < chunks; i += kThreadsPerRow) {
-            float v[V];
-            ak_load<V>(x + i * V, v);
-#pragma unroll
-            for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[j]);
-        }
-        row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
-
-#pragma unroll kUnroll
-        for (int i = lane; i < chunks; i += kThreadsPerRow) {
-            float v[V];
-            ak_load<V>(x + i * V, v);
-#pragma unroll
-            for (int j = 0; j < V; ++j) sum += ak_exp<kFastExp>(v[j] - row_max);
-        }
-        sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
-    }
+    float row_max, sum;
+    ak_row_max_sumexp<V, kThreadsPerRow, kUnroll, ONLINE != 0, kFastExp>(x, chunks, lane, scratch, row_max, sum);
     return finish_loss(x, cols, target, row_max, sum);
 }
 
@@ -160,16 +133,7 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
                                                  float* scratch) {
     const int chunks = active ? cols / V : 0;
     float v[SLOTS][V];
-#pragma unroll
-    for (int s = 0; s < SLOTS; ++s) {
-        const int i = lane + s * kThreadsPerRow;
-        if (i < chunks) {
-            ak_load<V>(x + i * V, v[s]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < V; ++j) v[s][j] = AK_NEG_INF;  // adds exp(-inf) = 0 below
-        }
-    }
+    ak_load_slots<V, SLOTS, kThreadsPerRow>(x, chunks, lane, AK_NEG_INF, v);  // padding: exp(-inf - max) = 0
     float row_max = AK_NEG_INF;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)

@@ -3,7 +3,8 @@
 // ROWS_PER_BLOCK rows per block, BLOCK_THREADS / ROWS_PER_BLOCK threads per row. Three passes over the
 // row, all with fp32 accumulation and a fixed reduction order:
 //   1. a first mean m0;
-//   2. s1 = sum(x - m0) / n and s2 = sum((x - m0)^2) / n, so mean = m0 + s1 and var = s2 - s1^2;
+//   2. s1 = sum(x - m0) / n and s2 = sum((x - m0)^2) / n, so mean = m0 + s1 and var = s2 - s1^2
+//      (both reduced in one exchange, ak_group_sum2);
 //   3. write ((x - m0) - s1) * inv_std * weight + bias.
 // Working with x - m0 (exact for x near m0) keeps rows with a large mean and a tiny variance accurate:
 // there is no E[x^2] - E[x]^2 cancellation, and the mean is never rounded to fp32 on its own (at
@@ -14,10 +15,10 @@
 // once and all loads are issued before the first reduction; the three passes then run on registers.
 // Rows that do not fit (cols > ROW_CACHE * threads per row) take the re-reading path.
 //
-// FUSED_STATS = 1 (a variant) replaces passes 1 and 2 by one: s1 and s2 are taken around K = x[r, 0]
-// instead of a first mean, and reduced together in one exchange (ak_group_sum2): one pass and one block
-// synchronisation pair fewer. K is an element of the row, so rows with a large mean and a tiny variance
-// stay accurate for the same reason as above (|x - K| is of the order of the spread).
+// FUSED_STATS = 1 (a variant) drops pass 1: s1 and s2 are taken around m0 = x[r, 0] instead of a first
+// mean, so one pass and one block reduction fewer. x[r, 0] is an element of the row, so rows with a large
+// mean and a tiny variance stay accurate for the same reason as above (|x - m0| is of the order of the
+// spread).
 //
 // @autokernel type layernorm
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
@@ -25,7 +26,7 @@
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: re-read the row)
-// @autokernel tunable FUSED_STATS = 0 {0, 1} tier 3 -- mean and variance from one pass and one two-value reduction, shifted by x[r, 0]
+// @autokernel tunable FUSED_STATS = 0 {0, 1} tier 3 -- mean and variance from one pass, shifted by x[r, 0] instead of a first mean
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -67,21 +68,9 @@ __device__ __forceinline__ void layernorm_row(const ak_t* x, const ak_t* w, cons
     const int chunks = active ? cols / V : 0;
     const float n = (float)cols;
 
-    float m0, s1 = 0.f, s2 = 0.f;
+    float m0;  // the shift: a first mean, or with FUSED_STATS the row's first element
     if constexpr (FUSED_STATS) {
-        m0 = ak_to_float(x[0]);  // the shift K: an element of the row
-#pragma unroll kUnroll
-        for (int i = lane; i < chunks; i += kThreadsPerRow) {
-            float v[V];
-            ak_load<V>(x + i * V, v);
-#pragma unroll
-            for (int j = 0; j < V; ++j) {
-                const float d = v[j] - m0;
-                s1 += d;
-                s2 = fmaf(d, d, s2);
-            }
-        }
-        ak_group_sum2<kThreadsPerRow>(s1, s2, scratch);
+        m0 = ak_to_float(x[0]);
     } else {
         float sum = 0.f;
 #pragma unroll kUnroll
@@ -92,21 +81,21 @@ __device__ __forceinline__ void layernorm_row(const ak_t* x, const ak_t* w, cons
             for (int j = 0; j < V; ++j) sum += v[j];
         }
         m0 = ak_group_sum<kThreadsPerRow>(sum, scratch) / n;
-
-#pragma unroll kUnroll
-        for (int i = lane; i < chunks; i += kThreadsPerRow) {
-            float v[V];
-            ak_load<V>(x + i * V, v);
-#pragma unroll
-            for (int j = 0; j < V; ++j) {
-                const float d = v[j] - m0;
-                s1 += d;
-                s2 = fmaf(d, d, s2);
-            }
-        }
-        s1 = ak_group_sum<kThreadsPerRow>(s1, scratch);
-        s2 = ak_group_sum<kThreadsPerRow>(s2, scratch);
     }
+
+    float s1 = 0.f, s2 = 0.f;
+#pragma unroll kUnroll
+    for (int i = lane; i < chunks; i += kThreadsPerRow) {
+        float v[V];
+        ak_load<V>(x + i * V, v);
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            const float d = v[j] - m0;
+            s1 += d;
+            s2 = fmaf(d, d, s2);
+        }
+    }
+    ak_group_sum2<kThreadsPerRow>(s1, s2, scratch);
     s1 /= n;  // mean - m0
     s2 /= n;
     const float var = fmaxf(s2 - s1 * s1, 0.f);
@@ -133,15 +122,11 @@ __device__ __forceinline__ void layernorm_row_cached(const ak_t* x, const ak_t* 
     const int chunks = active ? cols / V : 0;
     const float n = (float)cols;
     float v[SLOTS][V];
-#pragma unroll
-    for (int s = 0; s < SLOTS; ++s) {
-        const int i = lane + s * kThreadsPerRow;
-        if (i < chunks) ak_load<V>(x + i * V, v[s]);
-    }
+    ak_load_slots<V, SLOTS, kThreadsPerRow>(x, chunks, lane, 0.f, v);  // padding slots are skipped below
 
-    float m0;
+    float m0;  // the shift: a first mean, or with FUSED_STATS the row's first element
     if constexpr (FUSED_STATS) {
-        m0 = ak_to_float(x[0]);  // the shift K: an element of the row
+        m0 = ak_to_float(x[0]);
     } else {
         float sum = 0.f;
 #pragma unroll
@@ -164,12 +149,7 @@ __device__ __forceinline__ void layernorm_row_cached(const ak_t* x, const ak_t* 
                 s2 = fmaf(v[s][j], v[s][j], s2);
             }
         }
-    if constexpr (FUSED_STATS) {
-        ak_group_sum2<kThreadsPerRow>(s1, s2, scratch);
-    } else {
-        s1 = ak_group_sum<kThreadsPerRow>(s1, scratch);
-        s2 = ak_group_sum<kThreadsPerRow>(s2, scratch);
-    }
+    ak_group_sum2<kThreadsPerRow>(s1, s2, scratch);
     s1 /= n;  // mean - m0
     s2 /= n;
     const float var = fmaxf(s2 - s1 * s1, 0.f);

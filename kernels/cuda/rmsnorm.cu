@@ -80,16 +80,7 @@ __device__ __forceinline__ void rmsnorm_row_cached(const ak_t* x, const ak_t* w,
                                                    int lane, bool active, float* scratch) {
     const int chunks = active ? cols / V : 0;
     float v[SLOTS][V];
-#pragma unroll
-    for (int s = 0; s < SLOTS; ++s) {
-        const int i = lane + s * kThreadsPerRow;
-        if (i < chunks) {
-            ak_load<V>(x + i * V, v[s]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < V; ++j) v[s][j] = 0.f;
-        }
-    }
+    ak_load_slots<V, SLOTS, kThreadsPerRow>(x, chunks, lane, 0.f, v);  // padding adds 0 to the sum of squares
     float sum_sq = 0.f;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)

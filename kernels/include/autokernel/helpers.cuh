@@ -169,4 +169,60 @@ __device__ __forceinline__ void ak_store(ak_t* p, const float (&in)[N]) {
     *reinterpret_cast<ak_vec<N>*>(p) = v;
 }
 
+// ---- rows ------------------------------------------------------------------------------------------
+
+// The row's max and sum of exp(x - max) over this thread's V-element chunks lane, lane + STRIDE, ...
+// (`chunks` of them from x, each V * sizeof(ak_t)-aligned), reduced over groups of STRIDE threads (see
+// ak_group_reduce): every thread of a group ends with its row's values. Online: one pass with the
+// running rescaled sum (ak_online_add); otherwise two passes, the max and then the sum. Unroll unrolls
+// the per-thread loops. A row of finite values gives sum >= 1 (its max contributes exp(0)).
+template <int V, int STRIDE, int Unroll, bool Online, bool FastExp>
+__device__ __forceinline__ void ak_row_max_sumexp(const ak_t* x, int chunks, int lane, float* scratch,
+                                                  float& row_max, float& sum) {
+    row_max = AK_NEG_INF;
+    sum = 0.f;
+    if constexpr (Online) {
+#pragma unroll Unroll
+        for (int i = lane; i < chunks; i += STRIDE) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+            ak_online_add<V, FastExp>(v, row_max, sum);
+        }
+        ak_online_group<STRIDE, FastExp>(row_max, sum, scratch);
+    } else {
+#pragma unroll Unroll
+        for (int i = lane; i < chunks; i += STRIDE) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[j]);
+        }
+        row_max = ak_group_max<STRIDE>(row_max, scratch);
+#pragma unroll Unroll
+        for (int i = lane; i < chunks; i += STRIDE) {
+            float v[V];
+            ak_load<V>(x + i * V, v);
+#pragma unroll
+            for (int j = 0; j < V; ++j) sum += ak_exp<FastExp>(v[j] - row_max);
+        }
+        sum = ak_group_sum<STRIDE>(sum, scratch);
+    }
+}
+
+// Loads this thread's share of a row into registers: slot s holds chunk lane + s * STRIDE (V elements
+// from x) when that chunk is below `chunks`, else V copies of `pad`. Every load is issued before any use.
+template <int V, int SLOTS, int STRIDE>
+__device__ __forceinline__ void ak_load_slots(const ak_t* x, int chunks, int lane, float pad, float (&v)[SLOTS][V]) {
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s) {
+        const int i = lane + s * STRIDE;
+        if (i < chunks) {
+            ak_load<V>(x + i * V, v[s]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) v[s][j] = pad;
+        }
+    }
+}
+
 #endif  // AUTOKERNEL_HELPERS_CUH

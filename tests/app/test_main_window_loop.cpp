@@ -29,6 +29,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -96,8 +97,8 @@ struct MenuEntry {
     QString toolTip;
 };
 
-// Opens the table's context menu on experiment `number` and reads its loop actions (text -> entry).
-QHash<QString, MenuEntry> contextMenuOf(MainWindow& window, int number)
+// Runs `open` (which pops up a menu) and reads the menu's actions (text -> entry), then closes it.
+QHash<QString, MenuEntry> menuOpenedBy(const std::function<void()>& open)
 {
     QHash<QString, MenuEntry> entries;
     QTimer::singleShot(0, [&entries] {
@@ -110,29 +111,27 @@ QHash<QString, MenuEntry> contextMenuOf(MainWindow& window, int number)
         }
         menu->close();
     });
-    const int row = window.filterModel()->proxyRowOfExperiment(number);
-    const QModelIndex index = window.filterModel()->index(row, ExperimentTableModel::DescriptionColumn);
-    window.tableView()->scrollTo(index);
-    emit window.tableView()->customContextMenuRequested(window.tableView()->visualRect(index).center());
+    open();
     return entries;
+}
+
+// The table's context menu on experiment `number`.
+QHash<QString, MenuEntry> contextMenuOf(MainWindow& window, int number)
+{
+    return menuOpenedBy([&window, number] {
+        const int row = window.filterModel()->proxyRowOfExperiment(number);
+        const QModelIndex index = window.filterModel()->index(row, ExperimentTableModel::DescriptionColumn);
+        window.tableView()->scrollTo(index);
+        emit window.tableView()->customContextMenuRequested(window.tableView()->visualRect(index).center());
+    });
 }
 
 // The same menu, asked for by a right click on the timeline's point of experiment `number`.
 QHash<QString, MenuEntry> timelineMenuOf(MainWindow& window, int number)
 {
-    QHash<QString, MenuEntry> entries;
-    QTimer::singleShot(0, [&entries] {
-        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
-        if (!menu)
-            return;
-        for (QAction* action : menu->actions()) {
-            if (!action->text().isEmpty())
-                entries.insert(action->text(), {action->isEnabled(), action->toolTip()});
-        }
-        menu->close();
+    return menuOpenedBy([&window, number] {
+        emit window.timeline()->experimentContextMenuRequested(number, window.mapToGlobal(QPoint(10, 10)));
     });
-    emit window.timeline()->experimentContextMenuRequested(number, window.mapToGlobal(QPoint(10, 10)));
-    return entries;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 //   // ceiling 95        % of the measured copy ceiling
 // so a test states the candidate's speed in the source itself and the evaluator "measures" it, for the
 // candidate and for the reference (the current best) alike.
+#include "../session/test_support.h"  // TempDir
 #include "loop/agent.h"
 #include "loop/evaluator.h"
 #include "loop/loop_controller.h"
@@ -25,26 +26,6 @@
 #include <vector>
 
 namespace ak::testing {
-
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "ak_loop_test_XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) std::abort();
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::filesystem::path& path() const { return path_; }
-    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    std::filesystem::path path_;
-};
 
 // A candidate source the scripted evaluator understands. `id` makes otherwise equal sources differ.
 inline std::string candidate(double latency_us, const std::string& id, const std::string& verdict = "PASS",

@@ -38,12 +38,14 @@ std::string_view to_string(CheckStage s) {
     case CheckStage::Adversarial: return "adversarial";
     case CheckStage::Determinism: return "determinism";
     case CheckStage::Edge: return "edge";
+    case CheckStage::Timing: return "timing";
     }
     return "?";
 }
 
 std::optional<CheckStage> parse_check_stage(std::string_view s) {
-    for (auto v : {CheckStage::Smoke, CheckStage::Sweep, CheckStage::Adversarial, CheckStage::Determinism, CheckStage::Edge})
+    for (auto v : {CheckStage::Smoke, CheckStage::Sweep, CheckStage::Adversarial, CheckStage::Determinism, CheckStage::Edge,
+                   CheckStage::Timing})
         if (to_string(v) == s) return v;
     return std::nullopt;
 }
@@ -404,6 +406,7 @@ json result_json(const EvaluationResult& r) {
     j["timing"] = list(r.timing);
     j["reference_timing"] = list(r.reference_timing);
     if (r.reference_compile) j["reference_compile"] = to_json(*r.reference_compile);
+    if (r.reference_failure) j["reference_failure"] = *r.reference_failure;
     j["seed"] = r.seed;
     j["wall_ms"] = number(r.wall_ms);
     j["worker_pid"] = r.worker_pid;
@@ -426,7 +429,7 @@ EvaluationResult result_from(const json& j) {
     r.verdict = *verdict;
     if (const json* stage = field(j, "failed_stage")) {
         if (!stage->is_string() || !parse_check_stage(stage->get<std::string>()))
-            bad("result: field 'failed_stage' must be one of smoke, sweep, adversarial, determinism, edge");
+            bad("result: field 'failed_stage' must be one of smoke, sweep, adversarial, determinism, edge, timing");
         r.failed_stage = parse_check_stage(stage->get<std::string>());
     }
     r.detail = get_string(j, "detail", w);
@@ -437,6 +440,10 @@ EvaluationResult result_from(const json& j) {
     if (const json* rc = field(j, "reference_compile")) {
         if (!rc->is_object()) bad("result: field 'reference_compile' must be an object");
         r.reference_compile = compile_from(*rc, "result.reference_compile");
+    }
+    if (const json* rf = field(j, "reference_failure")) {
+        if (!rf->is_string()) bad("result: field 'reference_failure' must be a string");
+        r.reference_failure = rf->get<std::string>();
     }
     r.seed = get_int<std::uint64_t>(j, "seed", w);
     r.wall_ms = get_double(j, "wall_ms", w);

@@ -25,9 +25,11 @@ enum class Verdict { Pass, Fail, CompileError, Timeout, Crash };
 std::string_view verdict_to_string(Verdict v);  // "PASS", "FAIL", "COMPILE_ERROR", "TIMEOUT", "CRASH"
 std::optional<Verdict> parse_verdict(std::string_view s);
 
-// The five correctness stages, in the order they run.
-enum class CheckStage { Smoke, Sweep, Adversarial, Determinism, Edge };
-std::string_view to_string(CheckStage s);  // "smoke", "sweep", "adversarial", "determinism", "edge"
+// The five correctness stages, in the order they run, and the checks made while timing (launches
+// verified at random among the timed ones, inputs, guards, the plausibility gate): a candidate that
+// fails those has passed the five stages and then misbehaved under timing.
+enum class CheckStage { Smoke, Sweep, Adversarial, Determinism, Edge, Timing };
+std::string_view to_string(CheckStage s);  // "smoke", "sweep", "adversarial", "determinism", "edge", "timing"
 std::optional<CheckStage> parse_check_stage(std::string_view s);
 
 enum class RequestOp {
@@ -127,6 +129,9 @@ struct EvaluationResult {
     std::vector<TimingRecord> timing;
     std::vector<TimingRecord> reference_timing;  // when the request had a reference_source
     std::optional<CompileRecord> reference_compile;
+    // The reference candidate failed its own checks (smoke and the timing shapes before timing, or the
+    // checks made while timing): why. It was then not timed, and reference_timing is empty.
+    std::optional<std::string> reference_failure;
     std::uint64_t seed = 0;
     double wall_ms = 0;
     int worker_pid = 0;

@@ -182,6 +182,8 @@ std::string format_evaluation_report(const EvaluationResult& r, std::optional<Ke
     if (!r.timing.empty()) {
         out += "\ntiming\n";
         append_timing_table(out, r.timing);
+    } else if (r.verdict != Verdict::Pass && r.failed_stage == CheckStage::Timing) {
+        out += "\nno timing reported: the numbers of a candidate that misbehaves while timed are never results\n";
     } else if (r.verdict != Verdict::Pass && !r.compile.empty()) {
         out += "\nnot timed: a candidate that fails is never timed\n";
     }
@@ -189,6 +191,7 @@ std::string format_evaluation_report(const EvaluationResult& r, std::optional<Ke
         out += "\nreference (the current best, re-timed in the same run)\n";
         append_timing_table(out, r.reference_timing);
     }
+    if (r.reference_failure) out += "\nreference not timed: " + *r.reference_failure + "\n";
     return out;
 }
 

@@ -32,7 +32,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"M", "N", "K"},
                  dims({256, 256, 256}),
                  {dims({512, 512, 512}), dims({1024, 768, 512}), dims({64, 1024, 2048}), dims({2048, 256, 1024})},
-                 {dims({1537, 1023, 4097}), dims({1023, 4097, 1537}), dims({127, 257, 1023})},
+                 {dims({1537, 1023, 4097}), dims({1023, 4097, 1537}), dims({127, 257, 1023}),
+                  dims({1, 7, 33}), dims({33, 1, 7}), dims({7, 33, 1}), dims({63, 127, 2})},
                  dims({2048, 2048, 2048}),
                  dims({4096, 11008, 4096}),
                  true});
@@ -40,7 +41,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"rows", "cols"},
                  dims({64, 1024}),
                  {dims({256, 4096}), dims({1024, 1024}), dims({128, 32000}), dims({2048, 512})},
-                 {dims({1023, 4097}), dims({4097, 1537}), dims({255, 50257}), dims({1, 1023})},
+                 {dims({1023, 4097}), dims({4097, 1537}), dims({255, 50257}), dims({1, 1023}),
+                  dims({3, 1}), dims({5, 2}), dims({17, 7}), dims({9, 33}), dims({31, 63}), dims({7, 127})},
                  dims({4096, 4096}),
                  dims({4096, 50257}),
                  false});
@@ -48,7 +50,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"rows", "cols"},
                  dims({64, 1024}),
                  {dims({256, 2048}), dims({1024, 4096}), dims({2048, 768}), dims({512, 8192})},
-                 {dims({1023, 4097}), dims({4097, 1537}), dims({1537, 1023})},
+                 {dims({1023, 4097}), dims({4097, 1537}), dims({1537, 1023}),
+                  dims({3, 1}), dims({5, 2}), dims({17, 7}), dims({9, 33}), dims({31, 63}), dims({7, 127})},
                  dims({4096, 2048}),
                  dims({8192, 4096}),
                  false});
@@ -56,7 +59,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"rows", "cols"},
                  dims({64, 1024}),
                  {dims({256, 4096}), dims({1024, 2048}), dims({2048, 768}), dims({512, 8192})},
-                 {dims({1023, 4097}), dims({4097, 1537}), dims({1537, 1023})},
+                 {dims({1023, 4097}), dims({4097, 1537}), dims({1537, 1023}),
+                  dims({3, 1}), dims({5, 2}), dims({17, 7}), dims({9, 33}), dims({31, 63}), dims({7, 127})},
                  dims({4096, 4096}),
                  dims({4096, 8192}),
                  false});
@@ -66,7 +70,9 @@ std::vector<KernelTypeInfo> build_table() {
                  attention(1, 2, 128, 64, false),
                  {attention(1, 4, 256, 64, true), attention(2, 8, 512, 64, false), attention(1, 8, 512, 128, true),
                   attention(2, 4, 1024, 128, false)},
-                 {attention(1, 4, 1023, 64, true), attention(1, 4, 1023, 128, false), attention(2, 3, 257, 128, true)},
+                 {attention(1, 4, 1023, 64, true), attention(1, 4, 1023, 128, false), attention(2, 3, 257, 128, true),
+                  attention(3, 1, 1, 64, true), attention(1, 2, 7, 128, false), attention(3, 1, 33, 64, true),
+                  attention(1, 3, 63, 128, true)},
                  attention(2, 32, 1024, 64, true),
                  attention(1, 32, 4096, 64, true),
                  true});
@@ -74,7 +80,7 @@ std::vector<KernelTypeInfo> build_table() {
                  {"M", "D", "F"},
                  dims({64, 256, 512}),
                  {dims({256, 512, 1376}), dims({512, 1024, 2752}), dims({128, 2048, 5504})},
-                 {dims({1023, 512, 1537}), dims({257, 1024, 2753})},
+                 {dims({1023, 512, 1537}), dims({257, 1024, 2753}), dims({1, 64, 33}), dims({7, 33, 63}), dims({33, 127, 7})},
                  dims({2048, 2048, 5504}),
                  dims({4096, 4096, 11008}),
                  true});
@@ -83,7 +89,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"rows", "cols"},
                  dims({64, 1000}),
                  {dims({256, 32000}), dims({1024, 4096}), dims({128, 50257})},
-                 {dims({1023, 4097}), dims({4097, 1537}), dims({255, 50257})},
+                 {dims({1023, 4097}), dims({4097, 1537}), dims({255, 50257}),
+                  dims({3, 1}), dims({5, 2}), dims({17, 7}), dims({9, 33}), dims({31, 63}), dims({7, 127})},
                  dims({4096, 32000}),
                  dims({8192, 50257}),
                  false});
@@ -92,7 +99,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"batch", "heads", "seq", "head_dim"},
                  dims({1, 2, 128, 64}),
                  {dims({1, 8, 512, 128}), dims({2, 4, 256, 64}), dims({1, 32, 1024, 128})},
-                 {dims({1, 3, 1023, 128}), dims({2, 5, 257, 64}), dims({1, 1, 4097, 128})},
+                 {dims({1, 3, 1023, 128}), dims({2, 5, 257, 64}), dims({1, 1, 4097, 128}), dims({3, 1, 1, 64}),
+                  dims({3, 1, 7, 128}), dims({1, 3, 33, 64})},
                  dims({2, 32, 1024, 128}),
                  dims({2, 32, 2048, 128}),
                  false});
@@ -100,7 +108,8 @@ std::vector<KernelTypeInfo> build_table() {
                  {"rows", "cols"},
                  dims({64, 1024}),
                  {dims({256, 4096}), dims({1024, 8192}), dims({8192, 256}), dims({16, 65536})},
-                 {dims({1023, 4097}), dims({4097, 1537}), dims({1537, 1023})},
+                 {dims({1023, 4097}), dims({4097, 1537}), dims({1537, 1023}),
+                  dims({3, 1}), dims({5, 2}), dims({17, 7}), dims({9, 33}), dims({31, 63}), dims({7, 127})},
                  dims({8192, 8192}),
                  dims({8192, 32768}),
                  false});

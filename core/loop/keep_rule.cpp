@@ -30,7 +30,9 @@ KeepDecision decide_keep(const EvaluationResult& result, const KeepRule& rule) {
     }
     if (result.reference_timing.empty()) {
         d.keep = true;
-        d.reason = "kept: passes, and no best was timed to compare with (first experiment of this kernel)";
+        d.reason = result.reference_failure
+                       ? "kept: passes, and the current best failed the harness's checks (" + *result.reference_failure + ")"
+                       : "kept: passes, and no best was timed to compare with (first experiment of this kernel)";
         return d;
     }
     if (result.timing.empty()) {

@@ -78,17 +78,40 @@ std::vector<CheckCase> plan_checks(const CheckPlanInput& in) {
     for (std::size_t i = 0; i < shapes.size() && i < 2; ++i)
         for (DType d : in.dtypes) add(out, CheckStage::Adversarial, shapes[i], d, true, 1, index, in.seed);
 
-    if (!shapes.empty()) {
-        const auto largest = std::max_element(shapes.begin(), shapes.end(), [&](const Shape& a, const Shape& b) {
-            return shape_size(in.type, a) < shape_size(in.type, b);
+    auto larger = [&](const Shape& a, const Shape& b) { return shape_size(in.type, a) < shape_size(in.type, b); };
+    index = 0;
+    auto add_determinism = [&](const Shape& s, DType d) {
+        const bool already = std::any_of(out.begin(), out.end(), [&](const CheckCase& c) {
+            return c.stage == CheckStage::Determinism && c.shape == s && c.dtype == d;
         });
-        index = 0;
-        for (DType d : in.dtypes) add(out, CheckStage::Determinism, *largest, d, false, 3, index, in.seed);
+        if (!already) add(out, CheckStage::Determinism, s, d, false, 3, index, in.seed);
+    };
+    if (!shapes.empty()) {
+        const auto largest = std::max_element(shapes.begin(), shapes.end(), larger);
+        for (DType d : in.dtypes) add_determinism(*largest, d);
     }
+    add_determinism(info.smoke, in.timing_dtype);
+    if (!in.timing_shapes.empty())
+        add_determinism(*std::max_element(in.timing_shapes.begin(), in.timing_shapes.end(), larger), in.timing_dtype);
 
     index = 0;
     for (const Shape& s : info.edge)
         for (DType d : in.dtypes) add(out, CheckStage::Edge, s, d, false, 1, index, in.seed);
+    return out;
+}
+
+std::vector<CheckCase> plan_reference_checks(const CheckPlanInput& in) {
+    if (!is_kernel_dtype(in.timing_dtype))
+        throw Error(ErrorKind::Usage, "kernels are checked in fp16, bf16 and fp32, not " + std::string(to_string(in.timing_dtype)));
+    const KernelTypeInfo& info = kernel_type_info(in.type);
+    std::vector<CheckCase> out;
+    int index = 0;
+    add(out, CheckStage::Smoke, info.smoke, in.timing_dtype, false, 1, index, in.seed);
+    index = 0;
+    for (const Shape& s : in.timing_shapes) {
+        const bool already = std::any_of(out.begin(), out.end(), [&](const CheckCase& c) { return c.shape == s; });
+        if (!already) add(out, CheckStage::Sweep, s, in.timing_dtype, false, 1, index, in.seed);
+    }
     return out;
 }
 

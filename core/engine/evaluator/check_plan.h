@@ -7,9 +7,12 @@
 //                  where it was not checked)
 //   3 adversarial  hard-but-finite inputs (InputKind::Adversarial) on the first two correctness
 //                  shapes x every dtype
-//   4 determinism  the largest correctness shape x every dtype, run 3 times on identical inputs;
-//                  the outputs must be bitwise identical
-//   5 edge         the type's edge sizes (not powers of two) x every dtype
+//   4 determinism  run 3 times on identical inputs, the outputs bitwise identical: the largest
+//                  correctness shape x every dtype, plus in the timing dtype the smoke shape (a small
+//                  grid) and the largest timing shape (a race that only shows on large grids or long
+//                  rows is caught where the kernel is timed)
+//   5 edge         the type's edge sizes (not powers of two; short rows of 1, 2, 7, 33, 63, 127
+//                  columns and odd row counts for the row types) x every dtype
 // Every case draws fresh inputs from its own seed: case_seed(request seed, stage, case index).
 #include "engine/evaluation_protocol.h"
 #include "engine/kernel_type.h"
@@ -42,6 +45,10 @@ struct CheckPlanInput {
 // The cases in the order they run. Throws Error(Usage) for an empty dtype list or a dtype kernels
 // are not compiled in.
 std::vector<CheckCase> plan_checks(const CheckPlanInput& input);
+
+// The cheaper plan a reference candidate (the loop's current best, re-timed beside the candidate) gets
+// before it is timed: the smoke shape and every timing shape, in the timing dtype.
+std::vector<CheckCase> plan_reference_checks(const CheckPlanInput& input);
 
 // A well-mixed 64-bit seed (splitmix64 finaliser) from the request seed, the stage and the case index;
 // never 0.

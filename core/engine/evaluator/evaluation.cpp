@@ -4,7 +4,7 @@
 #include "engine/evaluator/check_plan.h"
 #include "engine/evaluator/cuda_check.h"
 #include "engine/evaluator/launcher.h"
-#include "engine/evaluator/performance.h"
+#include "engine/evaluator/verified_timing.h"
 #include "engine/candidate_compiler.h"
 #include "engine/kernel_contract.h"
 #include "util/error.h"
@@ -76,102 +76,6 @@ EvaluationResult compile_error(EvaluationResult res, std::string detail, Clock::
     return res;
 }
 
-// Buffers of one rotated input set for timing.
-struct TimingSet {
-    CaseTensors candidate;
-    CaseTensors reference;
-    PreparedLaunch candidate_launch;
-    PreparedLaunch reference_launch;
-};
-
-CaseTensors tensors_for(const KernelAdapter& adapter, const Problem& p, const std::vector<at::Tensor>& inputs,
-                        const CandidateModule& module) {
-    CaseTensors t;
-    t.inputs = inputs;
-    t.output = at::empty(adapter.output_shape(p), at::TensorOptions().dtype(adapter.output_dtype(p)).device(at::kCUDA));
-    const std::int64_t ws = module.workspace_bytes(p);
-    if (ws > 0) t.workspace = at::empty({ws}, at::TensorOptions().dtype(at::kByte).device(at::kCUDA));
-    return t;
-}
-
-std::int64_t bytes_of(const CaseTensors& t) {
-    std::int64_t n = 0;
-    for (const auto& x : t.inputs) n += std::int64_t(x.nbytes());
-    if (t.output.defined()) n += std::int64_t(t.output.nbytes());
-    if (t.workspace.defined()) n += std::int64_t(t.workspace.nbytes());
-    return n;
-}
-
-// Times the candidate, the baseline and (when given) the reference candidate at one shape, interleaved.
-void time_shape(GpuSession& gpu, const KernelAdapter& adapter, const EvaluationRequest& req, const Shape& shape,
-                std::uint64_t seed, const CandidateModule& candidate, const CandidateModule* reference,
-                TimingRecord& row, std::optional<TimingRecord>& reference_row) {
-    const DType dt = req.timing_dtype;
-    const Problem p{shape, scalar_type(dt)};
-    std::vector<TimingSet> sets;
-    auto add_set = [&](int index) {
-        at::Generator gen = seeded_cuda_generator(case_seed(seed ^ 0x74696D696E67ull, CheckStage::Sweep, index));
-        const auto inputs = adapter.make_inputs(p, InputKind::Regular, gen);
-        TimingSet s;
-        s.candidate = tensors_for(adapter, p, inputs, candidate);
-        s.candidate_launch = candidate.prepare(p, s.candidate);
-        if (reference) {
-            s.reference = tensors_for(adapter, p, inputs, *reference);
-            s.reference_launch = reference->prepare(p, s.reference);
-        }
-        sets.push_back(std::move(s));
-    };
-    add_set(0);
-    // Enough sets that together they exceed the L2 twice over (at least 2, at most 16, at most ~8 GB).
-    const std::int64_t set_bytes = std::max<std::int64_t>(bytes_of(sets[0].candidate) + bytes_of(sets[0].reference), 1);
-    const std::int64_t l2 = std::max<std::int64_t>(gpu.limits().l2_bytes, 1);
-    std::int64_t want = std::clamp<std::int64_t>((2 * l2 + set_bytes - 1) / set_bytes, 2, 16);
-    want = std::min<std::int64_t>(want, std::max<std::int64_t>(1, (std::int64_t(8) << 30) / set_bytes));
-    for (int i = 1; i < want; ++i) add_set(i);
-
-    const int impls = reference ? 3 : 2;
-    const CUstream stream = gpu.stream();
-    TimingOptions options;
-    options.iterations = std::max(0, req.iterations_hint);
-    const auto stats = gpu.timer().time_interleaved(
-        impls,
-        [&](int impl, int iteration) {
-            const TimingSet& s = sets[std::size_t(iteration) % sets.size()];
-            switch (impl) {
-            case 0: candidate.enqueue(s.candidate_launch, stream); break;
-            case 1: (void)adapter.baseline(p, s.candidate.inputs); break;
-            default: reference->enqueue(s.reference_launch, stream); break;
-            }
-        },
-        options, "timing " + to_string(shape) + " " + dtype_name(dt));
-
-    row.shape = shape;
-    row.dtype = dt;
-    row.median_us = stats[0].median_us;
-    row.iqr_us = stats[0].iqr_us;
-    row.samples = stats[0].samples;
-    row.baseline_name = adapter.baseline_name();
-    row.baseline_median_us = stats[1].median_us;
-    row.baseline_iqr_us = stats[1].iqr_us;
-
-    // Ceilings: a copy of the same bytes (memory-bound) or the GEMM of this dtype (compute-bound).
-    const bool mem = memory_bound(row, req.type, gpu.spec());
-    double copy = 0, gemm = 0;
-    if (mem)
-        copy = gpu.ceilings().copy_gb_s(std::uint64_t(std::llround(min_bytes(req.type, shape, dt))));
-    else
-        gemm = gpu.ceilings().gemm_tflops(dt);
-    fill_performance(row, req.type, gpu.spec(), copy, gemm);
-    if (reference) {
-        TimingRecord r = row;
-        r.median_us = stats[2].median_us;
-        r.iqr_us = stats[2].iqr_us;
-        r.samples = stats[2].samples;
-        fill_performance(r, req.type, gpu.spec(), copy, gemm);
-        reference_row = r;
-    }
-}
-
 }  // namespace
 
 EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu, const ProgressFn& progress) {
@@ -207,6 +111,7 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
     std::vector<DType> dtypes = req.dtypes;
     if (std::find(dtypes.begin(), dtypes.end(), req.timing_dtype) == dtypes.end()) dtypes.push_back(req.timing_dtype);
     std::map<DType, std::unique_ptr<CandidateModule>> modules;
+    std::map<DType, std::string> cubins;
     for (DType d : dtypes) {
         if (progress) progress("compile", dtype_name(d) + " for " + gpu.arch());
         Compiled c = compile_for(gpu, req, req.source, contract, d);
@@ -221,6 +126,7 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
             return compile_error(std::move(res), dtype_name(d) + ": " + why, t0);
         }
         modules[d] = std::move(module);
+        cubins[d] = std::move(c.cubin);
     }
 
     // ---- the five correctness stages
@@ -232,7 +138,7 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
     plan_input.timing_dtype = req.timing_dtype;
     plan_input.seed = res.seed;
     const auto plan = plan_checks(plan_input);
-    Harness harness(adapter, gpu.stream(), progress);
+    Harness harness(adapter, gpu.stream(), progress, res.seed ^ 0x706F69736F6E21ull);
     const HarnessOutcome outcome =
         harness.run(plan, [&](DType d) -> const CandidateModule& { return *modules.at(d); });
     res.checks = outcome.records;
@@ -244,8 +150,10 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
         return res;  // a failed candidate is never timed
     }
 
-    // ---- the reference candidate (the current best), timed in the same run
+    // ---- the reference candidate (the current best): compiled, checked like a candidate (smoke and the
+    // timing shapes), and only then timed in the same run
     std::unique_ptr<CandidateModule> reference;
+    std::string reference_cubin;
     if (req.reference_source) {
         if (progress) progress("compile", "reference " + dtype_name(req.timing_dtype));
         const KernelContract ref_contract = parse_contract(*req.reference_source);
@@ -260,6 +168,7 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
             rec = c.record;
             if (rec.ok) {
                 std::string why;
+                reference_cubin = c.cubin;
                 reference = load_module(c, adapter, req.timing_dtype, gpu, &why);
                 if (!reference) {
                     rec.ok = false;
@@ -268,25 +177,73 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
             }
         }
         res.reference_compile = rec;
+        if (!rec.ok) res.reference_failure = "the reference candidate does not compile: " + log_excerpt(rec.log, 400);
+        if (reference) {
+            Harness ref_harness(adapter, gpu.stream(), [&](const std::string& stage, const std::string& message) {
+                if (progress) progress("reference " + stage, message);
+            }, res.seed ^ 0x7265666572656eull);
+            CheckPlanInput ref_plan = plan_input;
+            ref_plan.seed = res.seed ^ 0x5245464552454E43ull;  // its own fresh inputs
+            const HarnessOutcome ref_outcome = ref_harness.run(
+                plan_reference_checks(ref_plan), [&](DType) -> const CandidateModule& { return *reference; });
+            if (!ref_outcome.passed) {
+                res.reference_failure = "the reference candidate fails its own checks: " + ref_outcome.detail;
+                reference.reset();
+            } else {
+                // Fresh module state for its timing as well.
+                std::string why;
+                Compiled again;
+                again.cubin = reference_cubin;
+                reference.reset();
+                reference = load_module(again, adapter, req.timing_dtype, gpu, &why);
+                if (!reference) res.reference_failure = "the reference candidate could not be reloaded: " + why;
+            }
+        }
     }
 
-    // ---- timing
-    const CandidateModule& timed = *modules.at(req.timing_dtype);
+    // ---- timing, on a freshly loaded module: nothing a __device__ variable remembers from the checks
+    std::unique_ptr<CandidateModule> timed;
+    {
+        Compiled again;
+        again.cubin = cubins.at(req.timing_dtype);
+        std::string why;
+        modules.clear();  // the checked modules are unloaded first
+        timed = load_module(again, adapter, req.timing_dtype, gpu, &why);
+        if (!timed) throw Error(ErrorKind::Gpu, "the candidate's module could not be loaded again for timing: " + why);
+    }
+    std::vector<std::string> notes;
     for (std::size_t i = 0; i < timing_shapes.size(); ++i) {
         if (progress)
             progress("timing", to_string(timing_shapes[i]) + " " + dtype_name(req.timing_dtype) + " (" + std::to_string(i + 1) +
                                    "/" + std::to_string(timing_shapes.size()) + ")");
-        TimingRecord row;
-        std::optional<TimingRecord> ref_row;
-        time_shape(gpu, adapter, req, timing_shapes[i], res.seed, timed, reference.get(), row, ref_row);
-        res.timing.push_back(row);
-        if (ref_row) res.reference_timing.push_back(*ref_row);
+        VerifiedTiming t = time_shape_verified(gpu, adapter, req, timing_shapes[i], res.seed, *timed, reference.get());
+        if (t.failure) {
+            res.verdict = Verdict::Fail;
+            res.failed_stage = CheckStage::Timing;
+            res.detail = *t.failure;
+            res.timing.clear();
+            res.reference_timing.clear();
+            res.wall_ms = ms_since(t0);
+            return res;  // numbers from misbehaving runs are never reported as results
+        }
+        if (t.reference_failure) {
+            res.reference_failure = "the reference candidate misbehaved while timed: " + *t.reference_failure;
+            res.reference_timing.clear();
+            reference.reset();
+        }
+        if (t.note) notes.push_back(*t.note);
+        res.timing.push_back(t.row);
+        if (t.reference_row && reference) res.reference_timing.push_back(*t.reference_row);
     }
 
     res.verdict = Verdict::Pass;
     res.detail = "passed " + std::to_string(res.checks.size()) +
                  " checks (smoke, sweep, adversarial, determinism, edge); timed at " + std::to_string(res.timing.size()) +
-                 " shape(s) against " + adapter.baseline_name();
+                 " shape(s) against " + adapter.baseline_name() +
+                 ", with runs chosen at random among the timed ones verified, inputs and guards checked, and every "
+                 "median within what this GPU can do";
+    if (res.reference_failure) res.detail += "; " + *res.reference_failure;
+    for (const auto& n : notes) res.detail += "; note: " + n;
     res.wall_ms = ms_since(t0);
     return res;
 }

@@ -27,8 +27,8 @@ std::string case_label(const CheckCase& c) {
            std::to_string(c.seed) + ")";
 }
 
-Harness::Harness(const KernelAdapter& adapter, CUstream stream, ProgressFn progress)
-    : adapter_(adapter), stream_(stream), progress_(std::move(progress)) {}
+Harness::Harness(const KernelAdapter& adapter, CUstream stream, ProgressFn progress, std::uint64_t poison_seed)
+    : adapter_(adapter), stream_(stream), progress_(std::move(progress)), poison_(poison_seed) {}
 
 CheckRecord Harness::run_case(const CheckCase& c, const CandidateModule& module) {
     CheckRecord rec;
@@ -52,38 +52,63 @@ CheckRecord Harness::run_case(const CheckCase& c, const CandidateModule& module)
         adapter_.make_inputs(p, c.adversarial ? InputKind::Adversarial : InputKind::Regular, gen);
     // The reference first: a candidate that writes into its inputs cannot change what it is compared with.
     const at::Tensor ref = adapter_.reference(p, inputs);
-    const GuardedOutput out = make_guarded_output(adapter_.output_shape(p), adapter_.output_dtype(p));
+    const InputSnapshot pristine = snapshot_inputs(inputs);
+    const GuardedBuffer out = make_guarded(adapter_.output_shape(p), adapter_.output_dtype(p), "the output");
+    const PoisonFormat out_format = poison_format(adapter_.output_dtype(p));
 
     CaseTensors t;
     t.inputs = inputs;
-    t.output = out.output;
+    t.output = out.payload;
+    std::optional<GuardedBuffer> workspace;
+    std::int64_t reserved_bytes = 0;
     PreparedLaunch launch;
     try {
-        const std::int64_t ws = module.workspace_bytes(p);
-        if (ws > 0) t.workspace = at::empty({ws}, at::TensorOptions().dtype(at::kByte).device(at::kCUDA));
+        const WorkspaceLayout layout = module.workspace_layout(p);
+        if (layout.total() > 0) {
+            workspace = make_guarded({layout.total()}, at::kByte, "the workspace");
+            t.workspace = workspace->payload;
+            reserved_bytes = layout.reserved;
+        }
         launch = module.prepare(p, t);
     } catch (const LaunchError& e) {
         return fail(e.what());
     }
+    const PoisonFormat ws_format = poison_format(p.dtype);
 
     at::Tensor first;
     for (int run = 0; run < c.runs; ++run) {
         const std::string where = label + (c.runs > 1 ? ", run " + std::to_string(run + 1) : std::string());
-        poison(out);
+        const std::string run_note = c.runs > 1 ? " (run " + std::to_string(run + 1) + ")" : std::string();
+        const PoisonPattern pattern = poison_.next(out_format);
+        fill_pattern(out.payload, out.payload_bytes, pattern);
+        arm_guards(out);
+        if (workspace) {
+            arm_guards(*workspace);
+            // The reserved block is fully written by the stages that use it (kernels/README.md): stale
+            // contents must never be what a candidate reads.
+            fill_pattern(workspace->payload, reserved_bytes, poison_.next(ws_format));
+        }
         try {
             module.enqueue(launch, stream_);
         } catch (const LaunchError& e) {
             return fail(e.what());
         }
         check_cu(cuda_driver().cuStreamSynchronize(stream_), "the " + where);
-        if (auto guard = check_guards(out)) return fail(*guard + (c.runs > 1 ? " (run " + std::to_string(run + 1) + ")" : ""));
+        if (auto guard = check_guards(out)) return fail(*guard + run_note);
+        if (workspace)
+            if (auto guard = check_guards(*workspace)) return fail(*guard + run_note);
+        if (auto changed = changed_input(pristine, inputs, adapter_.input_names())) return fail(*changed + run_note);
         if (run == 0) {
-            const Comparison cmp = compare_with_reference(out.output, ref, tol);
+            const Comparison cmp = compare_with_reference(out.payload, ref, tol, &pattern);
             rec.max_abs_err = cmp.max_abs_err;
             rec.norm_rel_err = cmp.norm_rel_err;
             if (!cmp.passed) return fail(cmp.detail);
-            if (c.runs > 1) first = out.output.clone();
-        } else if (auto diff = bitwise_difference(first, out.output)) {
+            if (auto broken = adapter_.check_invariants(p, out.payload, tol)) return fail(*broken);
+            if (c.runs > 1) first = out.payload.clone();
+        } else if (auto diff = bitwise_difference(first, out.payload)) {
+            // A wrong repeat (unwritten elements, say) is named as such; an accurate one is a race.
+            const Comparison cmp = compare_with_reference(out.payload, ref, tol, &pattern);
+            if (!cmp.passed) return fail("run " + std::to_string(run + 1) + " on identical inputs is wrong: " + cmp.detail);
             return fail("not deterministic: run " + std::to_string(run + 1) + " on identical inputs differs from run 1: " + *diff);
         }
     }

@@ -18,8 +18,7 @@ Tolerance KernelAdapter::tolerance(const Problem& p) const {
     default:
         throw Error(ErrorKind::Usage, std::string("no default tolerance for element type ") + c10::toString(p.dtype));
     }
-    const double tol = default_tolerance(d);
-    return {tol, tol};
+    return default_kernel_tolerance(d);
 }
 
 }  // namespace ak::eval

@@ -8,11 +8,13 @@
 // adapter_registry.cpp.
 //
 // Only the evaluator process includes this header (it pulls in ATen).
+#include "engine/evaluator/tolerance.h"
 #include "engine/kernel_type.h"
 
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,12 +43,6 @@ struct CaseTensors {
     at::Tensor workspace;  // uint8, zeroed before each launch; may be undefined when unused
 };
 
-// Comparison settings for one case.
-struct Tolerance {
-    double atol;
-    double rtol;
-};
-
 class KernelAdapter {
 public:
     virtual ~KernelAdapter() = default;
@@ -57,6 +53,9 @@ public:
     // harness, so every case's seed is recorded). Weights and biases must be non-trivial (never all
     // ones / zeros).
     virtual std::vector<at::Tensor> make_inputs(const Problem& p, InputKind kind, at::Generator& gen) const = 0;
+    // The inputs' names in make_inputs() order ("x", "weight"), for messages ("the candidate wrote into
+    // its input 'x'").
+    virtual std::vector<std::string> input_names() const = 0;
 
     virtual std::vector<int64_t> output_shape(const Problem& p) const = 0;
     virtual at::ScalarType output_dtype(const Problem& p) const { return p.dtype; }
@@ -93,9 +92,20 @@ public:
         return false;
     }
 
-    // Per-dtype tolerance (defaults: fp16 1e-2, bf16 2e-2, fp32 1e-4 for both atol and rtol). A type may
-    // loosen atol for a documented reason (e.g. a sum over 50k elements in bf16 output).
+    // Per-dtype tolerance (tolerance.h: elementwise fp16 1e-2, bf16 2e-2, fp32 1e-4 for atol and rtol, and
+    // the norm gate fp16 2e-3, bf16 1e-2, fp32 2e-5). A type may loosen atol for a documented reason (e.g.
+    // a sum over 50k elements in fp32) or tighten it where the output is exact enough (cross-entropy's
+    // fp32 loss).
     virtual Tolerance tolerance(const Problem& p) const;
+
+    // Properties every correct output has beyond the comparison with the reference (softmax: each row sums
+    // to 1). nullopt when they hold, else what is violated, naming the row. `output` is the candidate's,
+    // already known to be finite.
+    virtual std::optional<std::string> check_invariants(const Problem& p, const at::Tensor& output,
+                                                        const Tolerance& tol) const {
+        (void)p, (void)output, (void)tol;
+        return std::nullopt;
+    }
 };
 
 // All nine adapters, indexed by KernelType.

@@ -84,13 +84,16 @@ void Timer::ensure_events(std::size_t count) {
 }
 
 std::vector<double> Timer::timed_batch(const std::vector<std::pair<int, int>>& runs, const EnqueueRun& run,
-                                       const std::string& what) {
+                                       const std::string& what, const RunHooks& hooks, TimingPhase phase) {
     ensure_events(2 * runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto [impl, iteration] = runs[i];
+        if (hooks.before) hooks.before(impl, iteration, phase);
         flusher_.flush(stream_);
         check_cu(cu().cuEventRecord(events_[2 * i], stream_), "cuEventRecord (" + what + ")");
-        run(runs[i].first, runs[i].second);
+        run(impl, iteration);
         check_cu(cu().cuEventRecord(events_[2 * i + 1], stream_), "cuEventRecord (" + what + ")");
+        if (hooks.after) hooks.after(impl, iteration, phase);
     }
     if (!runs.empty()) check_cu(cu().cuEventSynchronize(events_[2 * runs.size() - 1]), what);
     std::vector<double> us(runs.size());
@@ -103,13 +106,15 @@ std::vector<double> Timer::timed_batch(const std::vector<std::pair<int, int>>& r
 }
 
 std::vector<TimingStats> Timer::time_interleaved(int impls, const EnqueueRun& run, const TimingOptions& o,
-                                                 const std::string& what) {
+                                                 const std::string& what, const RunHooks& hooks) {
     if (impls <= 0) throw Error(ErrorKind::Usage, "timing: nothing to time");
     // Warm-up (module loads, handles, allocator pools, clocks ramping up).
     for (int w = 0; w < o.warmup; ++w)
         for (int k = 0; k < impls; ++k) {
+            if (hooks.before) hooks.before(k, w, TimingPhase::Warmup);
             flusher_.flush(stream_);
             run(k, w);
+            if (hooks.after) hooks.after(k, w, TimingPhase::Warmup);
         }
     // Calibration: a few timed runs of each to choose the iteration count.
     int iterations = o.iterations;
@@ -118,7 +123,7 @@ std::vector<TimingStats> Timer::time_interleaved(int impls, const EnqueueRun& ru
         const int n = std::max(1, o.calibration);
         for (int i = 0; i < n; ++i)
             for (int k = 0; k < impls; ++k) calib.emplace_back(k, o.warmup + i);
-        const auto us = timed_batch(calib, run, what + " (calibration)");
+        const auto us = timed_batch(calib, run, what + " (calibration)", hooks, TimingPhase::Calibration);
         double slowest = 0;
         for (int k = 0; k < impls; ++k) {
             std::vector<double> mine;
@@ -133,7 +138,7 @@ std::vector<TimingStats> Timer::time_interleaved(int impls, const EnqueueRun& ru
     plan.reserve(std::size_t(iterations) * std::size_t(impls));
     for (int i = 0; i < iterations; ++i)
         for (int k = 0; k < impls; ++k) plan.emplace_back((i + k) % impls, i);
-    const auto us = timed_batch(plan, run, what);
+    const auto us = timed_batch(plan, run, what, hooks, TimingPhase::Measurement);
     std::vector<std::vector<double>> per(static_cast<std::size_t>(impls));
     for (std::size_t i = 0; i < plan.size(); ++i) per[std::size_t(plan[i].first)].push_back(us[i]);
     std::vector<TimingStats> out;

@@ -65,6 +65,17 @@ private:
 // the callback: use iteration % number of sets). It must not synchronise.
 using EnqueueRun = std::function<void(int impl, int iteration)>;
 
+// Work enqueued around every run (warm-up, calibration and measured alike), outside the timed region:
+// `before` ahead of the L2 flush (so what it writes is evicted before the start event), `after` behind the
+// end event. The harness refreshes inputs and poisons outputs in `before` and copies out the outputs of
+// runs it will verify in `after`. Neither may synchronise. `phase` says which part of the timing the run
+// belongs to.
+enum class TimingPhase { Warmup, Calibration, Measurement };
+struct RunHooks {
+    std::function<void(int impl, int iteration, TimingPhase phase)> before;
+    std::function<void(int impl, int iteration, TimingPhase phase)> after;
+};
+
 class Timer {
 public:
     Timer(CUstream stream, std::int64_t l2_bytes);
@@ -76,7 +87,7 @@ public:
     // error (also one raised asynchronously by a timed kernel) throws: StickyCudaError when the context
     // is broken, naming `what`.
     std::vector<TimingStats> time_interleaved(int impls, const EnqueueRun& run, const TimingOptions& options,
-                                              const std::string& what);
+                                              const std::string& what, const RunHooks& hooks = {});
 
     L2Flusher& flusher() { return flusher_; }
 
@@ -85,7 +96,7 @@ private:
     // Enqueues flush + start event + run + end event for each (impl, iteration) pair in order and
     // returns the elapsed microseconds per pair, after one synchronisation.
     std::vector<double> timed_batch(const std::vector<std::pair<int, int>>& runs, const EnqueueRun& run,
-                                    const std::string& what);
+                                    const std::string& what, const RunHooks& hooks, TimingPhase phase);
 
     CUstream stream_;
     L2Flusher flusher_;

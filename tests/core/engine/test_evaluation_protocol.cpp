@@ -197,11 +197,25 @@ TEST(ProtocolResult, RoundTripsEveryFieldIncludingNonFiniteErrors) {
     EXPECT_EQ(t.pct_gemm_ceiling, 34.5);
     EXPECT_EQ(back.reference_timing.size(), 1u);
     ASSERT_TRUE(back.reference_compile);
+    EXPECT_FALSE(back.reference_failure);
     EXPECT_EQ(back.seed, 123456789u);
     EXPECT_DOUBLE_EQ(back.wall_ms, 812.25);
     EXPECT_EQ(back.worker_pid, 4242);
     EXPECT_EQ(back.device, "NVIDIA H200");
     EXPECT_TRUE(back.worker_exiting);
+}
+
+TEST(ProtocolResult, TheTimingStageAndAReferenceFailureRoundTrip) {
+    auto r = sample_result();
+    r.failed_stage = CheckStage::Timing;
+    r.reference_failure = "the reference candidate fails its own checks: smoke 64x1024 fp16 (seed 1): NaN";
+    const auto back = decode_result(encode_result(r));
+    EXPECT_EQ(back.failed_stage, CheckStage::Timing);
+    ASSERT_TRUE(back.reference_failure);
+    EXPECT_EQ(*back.reference_failure, *r.reference_failure);
+    EXPECT_EQ(to_string(CheckStage::Timing), "timing");
+    EXPECT_EQ(parse_check_stage("timing"), CheckStage::Timing);
+    EXPECT_THROW(decode_result(R"({"id":1,"verdict":"PASS","reference_failure":3})"), Error);
 }
 
 TEST(ProtocolResult, CeilingsAndDeviceRoundTrip) {

@@ -85,6 +85,17 @@ TEST(KeepRule, WithoutReferenceTimingAPassIsKept) {
     EXPECT_NE(d.reason.find("no best was timed"), std::string::npos) << d.reason;
 }
 
+TEST(KeepRule, APassIsKeptWhenTheCurrentBestFailedTheHarnessAndSaysSo) {
+    EvaluationResult r;
+    r.verdict = Verdict::Pass;
+    r.timing = {row({4096, 4096}, 500, 1)};
+    r.reference_failure = "the reference candidate misbehaved while timed: run 17 of 512 is wrong";
+    const KeepDecision d = decide_keep(r, KeepRule{});
+    EXPECT_TRUE(d.keep);
+    EXPECT_NE(d.reason.find("the current best failed the harness's checks"), std::string::npos) << d.reason;
+    EXPECT_NE(d.reason.find("run 17 of 512"), std::string::npos) << d.reason;
+}
+
 TEST(KeepRule, AnythingButPassIsNotKept) {
     for (Verdict v : {Verdict::Fail, Verdict::CompileError, Verdict::Timeout, Verdict::Crash}) {
         EvaluationResult r = result(10, 100, 10, 100);

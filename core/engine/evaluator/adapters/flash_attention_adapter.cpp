@@ -37,6 +37,7 @@ constexpr int64_t kMaxScoreElements = int64_t{1} << 27;
 class FlashAttentionAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::FlashAttention; }
+    std::vector<std::string> input_names() const override { return {"q", "k", "v"}; }
 
     // Regular: q, k, v ~ N(0, 1). Adversarial: each (batch, head) pair gets one of three kinds, by
     // (b * heads + h) % 3:

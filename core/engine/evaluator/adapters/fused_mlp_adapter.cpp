@@ -59,6 +59,7 @@ MlpScratch scratch_views(const MlpDims& m, at::ScalarType dtype, const CaseTenso
 class FusedMlpAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::FusedMlp; }
+    std::vector<std::string> input_names() const override { return {"x", "w_gate", "w_up", "w_down", "w_gate_up"}; }
 
     // Regular: x ~ N(0, 1), w_gate / w_up ~ N(0, 1/D), w_down ~ N(0, 1/F): gate, up and out are O(1).
     // Adversarial, keeping out no larger than Regular (fp16 / bf16 intermediates are rounded, and the

@@ -29,6 +29,7 @@ NearConstant near_constant(at::ScalarType dtype) {
 class LayerNormAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::LayerNorm; }
+    std::vector<std::string> input_names() const override { return {"x", "weight", "bias"}; }
 
     // Regular: N(0, 1) plus a per-row offset in [-1, 1] (a kernel that skips the mean fails).
     // Adversarial, four row kinds: near-constant rows, |x| ~ 1e3 rows, rows scaled by 2^k with

@@ -40,6 +40,7 @@ ScaleRanges scale_ranges(at::ScalarType dtype) {
 class MatmulAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::Matmul; }
+    std::vector<std::string> input_names() const override { return {"a", "b"}; }
 
     std::vector<at::Tensor> make_inputs(const Problem& p, InputKind kind, at::Generator& gen) const override {
         const auto& d = checked_dims(type(), p);

@@ -13,6 +13,7 @@ using namespace adapters;
 class RmsNormAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::RmsNorm; }
+    std::vector<std::string> input_names() const override { return {"x", "weight"}; }
 
     // Regular: N(0, 1). Adversarial, four row kinds:
     //   0: tiny rows, 1e-3 * N(0, 1): mean(x^2) is about eps, so eps must sit inside the square root;

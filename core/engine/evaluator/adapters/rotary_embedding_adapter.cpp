@@ -26,6 +26,7 @@ RotaryDims rotary_dims(const Problem& p) {
 class RotaryEmbeddingAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::RotaryEmbedding; }
+    std::vector<std::string> input_names() const override { return {"x", "cos", "sin", "cos_full", "sin_full"}; }
 
     // The tables are the usual ones: angle[s, i] = position(s) * 10000^(-2i / D), computed in fp64 and
     // rounded to the dtype. Regular: positions 0..S-1, x ~ N(0, 1). Adversarial: positions start at a

@@ -34,12 +34,14 @@ TEST(CheckPlan, StagesRunInOrderWithTheDocumentedCases) {
     EXPECT_EQ(count(plan, CheckStage::Smoke), 3u);
     EXPECT_EQ(count(plan, CheckStage::Sweep), info.sweep.size() * 3 + 1);  // + the timed shape in bf16
     EXPECT_EQ(count(plan, CheckStage::Adversarial), 2u * 3);
-    EXPECT_EQ(count(plan, CheckStage::Determinism), 3u);
+    // The largest correctness shape in every dtype, the smoke shape and the timed shape in bf16.
+    EXPECT_EQ(count(plan, CheckStage::Determinism), 3u + 2);
     EXPECT_EQ(count(plan, CheckStage::Edge), info.edge.size() * 3);
 
     for (const auto& c : plan) {
         EXPECT_EQ(c.adversarial, c.stage == CheckStage::Adversarial);
         EXPECT_EQ(c.runs, c.stage == CheckStage::Determinism ? 3 : 1);
+        EXPECT_NE(c.stage, CheckStage::Timing) << "the timing checks are not planned cases";
         if (c.stage == CheckStage::Smoke) {
             EXPECT_EQ(c.shape, info.smoke);
         }
@@ -50,16 +52,23 @@ TEST(CheckPlan, StagesRunInOrderWithTheDocumentedCases) {
     }));
 }
 
-TEST(CheckPlan, DeterminismUsesTheLargestCorrectnessShape) {
+TEST(CheckPlan, DeterminismCoversTheLargestCorrectnessShapeASmallShapeAndTheLargestTimingShape) {
     auto in = rmsnorm_input();
     in.correctness_shapes = {Shape{{64, 64}}, Shape{{512, 4096}}, Shape{{128, 128}}};
+    in.timing_shapes = {Shape{{1024, 1024}}, Shape{{4096, 8192}}, Shape{{2048, 2048}}};
     const auto plan = plan_checks(in);
+    std::vector<std::pair<Shape, DType>> determinism;
     for (const auto& c : plan)
-        if (c.stage == CheckStage::Determinism) {
-            EXPECT_EQ(c.shape, (Shape{{512, 4096}}));
-        }
-    // Requested correctness shapes replace the sweep set.
-    EXPECT_EQ(count(plan, CheckStage::Sweep), 3u * 3 + 1);
+        if (c.stage == CheckStage::Determinism) determinism.emplace_back(c.shape, c.dtype);
+    const auto& info = kernel_type_info(KernelType::RmsNorm);
+    const std::vector<std::pair<Shape, DType>> expected = {
+        {Shape{{512, 4096}}, DType::fp16}, {Shape{{512, 4096}}, DType::bf16}, {Shape{{512, 4096}}, DType::fp32},
+        {info.smoke, DType::bf16},  // small grid, in the timing dtype
+        {Shape{{4096, 8192}}, DType::bf16},  // the largest timed shape, where a race on a large grid shows
+    };
+    EXPECT_EQ(determinism, expected);
+    // Requested correctness shapes replace the sweep set; the three timed shapes are checked in bf16.
+    EXPECT_EQ(count(plan, CheckStage::Sweep), 3u * 3 + 3);
 }
 
 TEST(CheckPlan, ATimedShapeAlreadyInTheSweepIsNotCheckedTwice) {
@@ -101,10 +110,60 @@ TEST(CheckPlan, AttentionDeterminismIgnoresTheCausalFlagWhenSizing) {
     in.dtypes = {DType::fp16};
     in.correctness_shapes = {Shape{{1, 2, 512, 64, 1}}, Shape{{1, 2, 256, 64, 0}}};
     const auto plan = plan_checks(in);
-    for (const auto& c : plan)
-        if (c.stage == CheckStage::Determinism) {
-            EXPECT_EQ(c.shape, (Shape{{1, 2, 512, 64, 1}}));
+    const auto first = std::find_if(plan.begin(), plan.end(), [](const CheckCase& c) { return c.stage == CheckStage::Determinism; });
+    ASSERT_NE(first, plan.end());
+    EXPECT_EQ(first->shape, (Shape{{1, 2, 512, 64, 1}}));
+}
+
+TEST(CheckPlan, ADeterminismCaseIsNotRepeatedWhenShapesCoincide) {
+    auto in = rmsnorm_input();
+    in.dtypes = {DType::bf16};
+    in.correctness_shapes = {Shape{{4096, 4096}}};
+    in.timing_shapes = {Shape{{4096, 4096}}};
+    EXPECT_EQ(count(plan_checks(in), CheckStage::Determinism), 2u);  // 4096x4096 once, and the smoke shape
+}
+
+TEST(CheckPlan, EveryRowTypeChecksShortRowsAndOddRowCounts) {
+    for (KernelType t : {KernelType::Softmax, KernelType::LayerNorm, KernelType::RmsNorm, KernelType::CrossEntropy,
+                         KernelType::Reduce}) {
+        std::set<std::int64_t> cols;
+        bool odd_rows = false;
+        for (const Shape& s : kernel_type_info(t).edge) {
+            cols.insert(s.dims[1]);
+            odd_rows |= s.dims[0] % 2 == 1;
         }
+        for (std::int64_t c : {1, 2, 7, 33, 63, 127}) EXPECT_TRUE(cols.count(c)) << to_string(t) << " has no row of " << c << " columns";
+        EXPECT_TRUE(odd_rows) << to_string(t);
+    }
+    // The other types check tiny extents too: attention and rotary a sequence of 1, matmul a K of 1.
+    auto has = [](KernelType t, std::size_t dim, std::int64_t v) {
+        for (const Shape& s : kernel_type_info(t).edge)
+            if (s.dims[dim] == v) return true;
+        return false;
+    };
+    EXPECT_TRUE(has(KernelType::FlashAttention, 2, 1));
+    EXPECT_TRUE(has(KernelType::RotaryEmbedding, 2, 1));
+    EXPECT_TRUE(has(KernelType::Matmul, 2, 1));
+    EXPECT_TRUE(has(KernelType::Matmul, 0, 1));
+    EXPECT_TRUE(has(KernelType::FusedMlp, 0, 1));
+}
+
+TEST(CheckPlan, TheReferenceCandidateGetsTheSmokeShapeAndEveryTimingShapeInTheTimingDtype) {
+    auto in = rmsnorm_input();
+    in.timing_shapes = {Shape{{4096, 4096}}, Shape{{4096, 8192}}};
+    const auto plan = plan_reference_checks(in);
+    ASSERT_EQ(plan.size(), 3u);
+    EXPECT_EQ(plan[0].stage, CheckStage::Smoke);
+    EXPECT_EQ(plan[0].shape, kernel_type_info(KernelType::RmsNorm).smoke);
+    EXPECT_EQ(plan[1].shape, (Shape{{4096, 4096}}));
+    EXPECT_EQ(plan[2].shape, (Shape{{4096, 8192}}));
+    for (const auto& c : plan) {
+        EXPECT_EQ(c.dtype, DType::bf16);
+        EXPECT_EQ(c.runs, 1);
+        EXPECT_NE(c.seed, 0u);
+    }
+    in.timing_dtype = DType::tf32;
+    EXPECT_THROW(plan_reference_checks(in), Error);
 }
 
 TEST(CheckPlan, IndexTextUnravelsRowMajorIndices) {

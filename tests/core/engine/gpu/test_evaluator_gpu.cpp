@@ -307,6 +307,113 @@ TEST(PlantedFaults, BrokenSourceIsACompileErrorWithTheCompilersWords) {
     EXPECT_NE(r.compile.back().log.find("broken.cu"), std::string::npos) << r.compile.back().log;
 }
 
+// ---- harness trust: one planted fault per class of trick (bench/2026-12-02-h200-harness.md) --------------
+// Each of these passed the harness of 2026-11-29 (the report shows the verdicts before and after).
+
+EvaluationResult evaluate_fault(const std::string& name, DType timing_dtype = DType::fp16) {
+    EvaluationRequest r = request_for(fault_path(name));
+    r.timing_dtype = timing_dtype;
+    const EvaluationResult result = client().evaluate(r);
+    std::cout << "[fault] " << name << ": " << summary_line(result) << "\n";
+    return result;
+}
+
+void expect_fail(const EvaluationResult& r, CheckStage stage, const std::string& words) {
+    ASSERT_EQ(r.verdict, Verdict::Fail) << explain(r);
+    ASSERT_TRUE(r.failed_stage) << explain(r);
+    EXPECT_EQ(*r.failed_stage, stage) << explain(r);
+    EXPECT_NE(r.detail.find(words), std::string::npos) << r.detail;
+    EXPECT_TRUE(r.timing.empty()) << "no numbers from a failed candidate";
+}
+
+TEST(HarnessTrust, ACandidateThatStopsWorkingAfterTheChecksFailsWhileTimed) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("timed_counter"), CheckStage::Timing, "chosen at random among its timed runs");
+}
+
+TEST(HarnessTrust, ACandidateThatRecognisesTheCheckPoisonIsCaughtByAPoisonThatChanges) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = evaluate_fault("poison_aware_memo");
+    expect_fail(r, CheckStage::Determinism, "never written");
+}
+
+TEST(HarnessTrust, CachedResultsNoLongerPayBecauseEveryTimedRunSeesNewContents) {
+    SKIP_WITHOUT_GPU();
+    // It passed at 898 % of a copy before; now its cache never hits and it is timed doing the work.
+    const EvaluationResult r = evaluate_fault("cached_result");
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_EQ(r.timing.size(), 2u);
+    for (const auto& t : r.timing) {
+        ASSERT_TRUE(t.pct_copy_ceiling) << to_string(t.shape);
+        EXPECT_LT(*t.pct_copy_ceiling, 100.0) << to_string(t.shape) << ": faster than a copy of the same bytes";
+        EXPECT_LT(t.iqr_us, 0.2 * t.median_us) << to_string(t.shape) << ": a bimodal timing means some runs hit a cache";
+    }
+}
+
+TEST(HarnessTrust, DroppingSmallSoftmaxProbabilitiesFailsTheNormGate) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = evaluate_fault("drops_small_probs");
+    expect_fail(r, CheckStage::Smoke, "norm-relative error");
+}
+
+TEST(HarnessTrust, ACrossEntropyMeanOverTooFewRowsFailsTheTightLossTolerance) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("ce_drops_rows"), CheckStage::Smoke, "fail |out - ref|");
+}
+
+TEST(HarnessTrust, WritingIntoAConstInputFailsNamingTheInput) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("writes_input"), CheckStage::Smoke, "wrote into its input 'x'");
+}
+
+TEST(HarnessTrust, RowsShorterThanTheKernelAssumesFailTheEdgeStage) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("short_rows"), CheckStage::Edge, "never written");
+}
+
+TEST(HarnessTrust, ARaceOnlyAtTheTimingShapeFailsDeterminismThere) {
+    SKIP_WITHOUT_GPU();
+    const EvaluationResult r = evaluate_fault("racy_timing_shape", DType::fp32);
+    expect_fail(r, CheckStage::Determinism, "not deterministic");
+    EXPECT_NE(r.detail.find("8192x32768"), std::string::npos) << "at the largest timing shape: " << r.detail;
+}
+
+TEST(HarnessTrust, AStrayStoreFarPastTheOutputHitsTheLargeGuard) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("far_stray"), CheckStage::Smoke, "guard region after the output");
+}
+
+TEST(HarnessTrust, AStorePastTheWorkspaceHitsItsGuard) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("workspace_overrun"), CheckStage::Smoke, "guard region after the workspace");
+}
+
+TEST(HarnessTrust, AReferenceCandidateIsCheckedBeforeItIsTimed) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req = request_for(starter_path(KernelType::RmsNorm));
+    req.reference_source = read_source(fault_path("far_stray"));  // an rmsnorm that strays on small outputs
+    req.timing_shapes = {kernel_type_info(KernelType::RmsNorm).large};
+    const EvaluationResult r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_TRUE(r.reference_failure) << "a failing best must be named";
+    EXPECT_NE(r.reference_failure->find("guard region"), std::string::npos) << *r.reference_failure;
+    EXPECT_NE(r.reference_failure->find("fails its own checks"), std::string::npos) << *r.reference_failure;
+    EXPECT_TRUE(r.reference_timing.empty()) << "a failing best is never timed";
+    EXPECT_EQ(r.timing.size(), 1u);
+}
+
+TEST(HarnessTrust, AReferenceCandidateThatCheatsWhileTimedIsNotTimed) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req = request_for(starter_path(KernelType::RmsNorm));
+    req.reference_source = read_source(fault_path("timed_counter"));
+    req.timing_shapes = {kernel_type_info(KernelType::RmsNorm).large};
+    const EvaluationResult r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_TRUE(r.reference_failure) << explain(r);
+    EXPECT_NE(r.reference_failure->find("while timed"), std::string::npos) << *r.reference_failure;
+    EXPECT_TRUE(r.reference_timing.empty());
+}
+
 // ---- contract violations caught at load time -----------------------------------------------------------
 
 EvaluationRequest inline_rmsnorm(const std::string& launch, const std::string& kernel) {

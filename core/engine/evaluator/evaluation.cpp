@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 
@@ -102,7 +103,21 @@ std::int64_t bytes_of(const CaseTensors& t) {
     return n;
 }
 
-// Times the candidate, the baseline and (when given) the reference candidate at one shape, interleaved.
+// The fastest baseline's name; with several routes, the others' medians follow, so a report shows what
+// the comparison was made against ("SDPA cudnn (fastest of 3; flash 41.2 us, efficient 80.3 us)").
+std::string baseline_route_name(const std::vector<BaselineRoute>& routes, const std::vector<TimingStats>& stats, int best) {
+    std::string others;
+    for (int k = 1; k <= int(routes.size()); ++k) {
+        if (k == best) continue;
+        char us[32];
+        std::snprintf(us, sizeof us, "%.1f", stats[std::size_t(k)].median_us);
+        others += (others.empty() ? "" : ", ") + routes[std::size_t(k - 1)].name + " " + us + " us";
+    }
+    const std::string& name = routes[std::size_t(best - 1)].name;
+    return others.empty() ? name : name + " (fastest of " + std::to_string(routes.size()) + "; " + others + ")";
+}
+
+// Times the candidate, the baselines and (when given) the reference candidate at one shape, interleaved.
 void time_shape(GpuSession& gpu, const KernelAdapter& adapter, const EvaluationRequest& req, const Shape& shape,
                 std::uint64_t seed, const CandidateModule& candidate, const CandidateModule* reference,
                 TimingRecord& row, std::optional<TimingRecord>& reference_row) {
@@ -129,7 +144,11 @@ void time_shape(GpuSession& gpu, const KernelAdapter& adapter, const EvaluationR
     want = std::min<std::int64_t>(want, std::max<std::int64_t>(1, (std::int64_t(8) << 30) / set_bytes));
     for (int i = 1; i < want; ++i) add_set(i);
 
-    const int impls = reference ? 3 : 2;
+    // Implementations: 0 the candidate, 1 .. routes the baselines, then the reference candidate.
+    const std::vector<BaselineRoute> routes = adapter.baseline_routes(p, sets[0].candidate.inputs);
+    if (routes.empty()) throw Error(ErrorKind::Internal, std::string(to_string(req.type)) + " adapter offers no baseline");
+    const int n_routes = int(routes.size());
+    const int impls = 1 + n_routes + (reference ? 1 : 0);
     const CUstream stream = gpu.stream();
     TimingOptions options;
     options.iterations = std::max(0, req.iterations_hint);
@@ -137,11 +156,12 @@ void time_shape(GpuSession& gpu, const KernelAdapter& adapter, const EvaluationR
         impls,
         [&](int impl, int iteration) {
             const TimingSet& s = sets[std::size_t(iteration) % sets.size()];
-            switch (impl) {
-            case 0: candidate.enqueue(s.candidate_launch, stream); break;
-            case 1: (void)adapter.baseline(p, s.candidate.inputs); break;
-            default: reference->enqueue(s.reference_launch, stream); break;
-            }
+            if (impl == 0)
+                candidate.enqueue(s.candidate_launch, stream);
+            else if (impl <= n_routes)
+                (void)routes[std::size_t(impl - 1)].run(s.candidate.inputs);
+            else
+                reference->enqueue(s.reference_launch, stream);
         },
         options, "timing " + to_string(shape) + " " + dtype_name(dt));
 
@@ -150,9 +170,12 @@ void time_shape(GpuSession& gpu, const KernelAdapter& adapter, const EvaluationR
     row.median_us = stats[0].median_us;
     row.iqr_us = stats[0].iqr_us;
     row.samples = stats[0].samples;
-    row.baseline_name = adapter.baseline_name();
-    row.baseline_median_us = stats[1].median_us;
-    row.baseline_iqr_us = stats[1].iqr_us;
+    int best = 1;
+    for (int k = 2; k <= n_routes; ++k)
+        if (stats[std::size_t(k)].median_us < stats[std::size_t(best)].median_us) best = k;
+    row.baseline_name = baseline_route_name(routes, stats, best);
+    row.baseline_median_us = stats[std::size_t(best)].median_us;
+    row.baseline_iqr_us = stats[std::size_t(best)].iqr_us;
 
     // Ceilings: a copy of the same bytes (memory-bound) or the GEMM of this dtype (compute-bound).
     const bool mem = memory_bound(row, req.type, gpu.spec());
@@ -164,9 +187,9 @@ void time_shape(GpuSession& gpu, const KernelAdapter& adapter, const EvaluationR
     fill_performance(row, req.type, gpu.spec(), copy, gemm);
     if (reference) {
         TimingRecord r = row;
-        r.median_us = stats[2].median_us;
-        r.iqr_us = stats[2].iqr_us;
-        r.samples = stats[2].samples;
+        r.median_us = stats[std::size_t(impls - 1)].median_us;
+        r.iqr_us = stats[std::size_t(impls - 1)].iqr_us;
+        r.samples = stats[std::size_t(impls - 1)].samples;
         fill_performance(r, req.type, gpu.spec(), copy, gemm);
         reference_row = r;
     }

@@ -205,8 +205,45 @@ INSTANTIATE_TEST_SUITE_P(
                               {{"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}, {"FUSED_MEAN", "1"}}},
                       Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}}},
                       Variant{KernelType::CrossEntropy,
-                              {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}}),
+                              {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}},
+                      // flash_attention: wmma; mma.sync (FA2 class) with 16 and 32 rows per warp and one to
+                      // three cp.async stages; wgmma + TMA (FA3 class) with one, two and three consumer
+                      // warpgroups, with and without the intra-warpgroup overlap. Every one passes the edge
+                      // sizes (seq 1023 and 257, head_dim 64 and 128, causal and not) in all three dtypes.
+                      Variant{KernelType::FlashAttention, {{"MMA", "1"}}},
+                      Variant{KernelType::FlashAttention, {{"MMA", "2"}}},
+                      Variant{KernelType::FlashAttention, {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"MMA", "2"}}},
+                      Variant{KernelType::FlashAttention,
+                              {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"NUM_WARPS", "8"}, {"STAGES", "3"}, {"MMA", "2"}}},
+                      Variant{KernelType::FlashAttention, {{"BLOCK_N", "64"}, {"STAGES", "1"}, {"MMA", "2"}}},
+                      Variant{KernelType::FlashAttention, {{"MMA", "3"}}},
+                      Variant{KernelType::FlashAttention, {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}}},
+                      Variant{KernelType::FlashAttention,
+                              {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}}},
+                      Variant{KernelType::FlashAttention,
+                              {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}}}),
     [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// flash_attention is timed against every SDPA backend that takes the inputs (cuDNN, flash, memory-efficient
+// on an H200 in fp16) in the same run; the report names the fastest, the others' medians, and which one
+// at::scaled_dot_product_attention itself would pick.
+TEST(FlashAttention, IsTimedAgainstTheFastestSdpaBackend) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req = request_for(starter_path(KernelType::FlashAttention));
+    req.source = set_tunable(req.source, "MMA", "2");
+    req.dtypes = {DType::fp16};
+    req.timing_shapes = {kernel_type_info(KernelType::FlashAttention).large};
+    const EvaluationResult r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_EQ(r.timing.size(), 1u);
+    const std::string& name = r.timing[0].baseline_name;
+    std::cout << "[sdpa] " << to_string(r.timing[0].shape) << " fp16: " << name << " " << r.timing[0].baseline_median_us
+              << " us\n";
+    EXPECT_EQ(name.rfind("SDPA ", 0), 0u) << name;
+    EXPECT_NE(name.find("fastest of"), std::string::npos) << name;
+    EXPECT_NE(name.find("SDPA's pick"), std::string::npos) << name;
+    EXPECT_NE(name.find("flash"), std::string::npos) << name;
+}
 
 // ---- planted faults -----------------------------------------------------------------------------------
 

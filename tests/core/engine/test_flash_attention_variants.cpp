@@ -1,0 +1,132 @@
+// The flash_attention starter's variants (kernels/cuda/flash_attention.cu, tier-3 switch MMA) compile
+// through NVRTC for Hopper (sm_90a) the way the evaluator compiles them, and tunable combinations a
+// variant cannot run are a COMPILE_ERROR whose log names the rule. No GPU needed; whether each variant
+// passes the five stages is the GPU suite's job (StarterVariantPasses in test_evaluator_gpu.cpp).
+#include "engine/candidate_compiler.h"
+#include "engine/kernel_contract.h"
+#include "util/durable_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace ak;
+
+namespace {
+
+using Tunables = std::vector<std::pair<std::string, std::string>>;
+
+std::string starter() { return read_file(std::string(AK_STARTERS_DIR) + "/flash_attention.cu"); }
+
+std::string with(const Tunables& tunables) {
+    std::string source = starter();
+    for (const auto& [name, value] : tunables) source = set_tunable(source, name, value);
+    return source;
+}
+
+std::string value_of(const Tunables& tunables, const std::string& name, const std::string& fallback) {
+    for (const auto& [n, v] : tunables)
+        if (n == name) return v;
+    return fallback;
+}
+
+std::string describe(const Tunables& tunables) {
+    std::string out;
+    for (const auto& [name, value] : tunables) out += (out.empty() ? "" : " ") + name + "=" + value;
+    return out.empty() ? "defaults" : out;
+}
+
+class FlashAttentionVariants : public ::testing::Test {
+protected:
+    std::filesystem::path cache = std::filesystem::temp_directory_path() /
+                                  ("ak_flash_variants_" + std::to_string(::getpid()) + "_" +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    NvrtcCompiler compiler{cache};
+    void TearDown() override { std::filesystem::remove_all(cache); }
+
+    CandidateCompileReport compile(const Tunables& tunables, std::vector<DType> dtypes, std::string arch = "sm_90a") {
+        CandidateCompileOptions o;
+        o.dtypes = std::move(dtypes);
+        o.arch = std::move(arch);
+        return compile_candidate(compiler, with(tunables), "flash_attention.cu", o);
+    }
+};
+
+// The settings the GPU suite runs, which cover every path: MMA=2 with 16 and 32 rows per warp and one
+// to three stages, MMA=3 with one, two and three consumer warpgroups, with and without OVERLAP.
+const std::vector<Tunables> kTensorCoreVariants = {
+    {{"MMA", "2"}},
+    {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"MMA", "2"}},
+    {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"NUM_WARPS", "8"}, {"STAGES", "3"}, {"MMA", "2"}},
+    {{"BLOCK_N", "64"}, {"STAGES", "1"}, {"MMA", "2"}},
+    {{"MMA", "3"}},
+    {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}},
+    {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}},
+    {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}},
+};
+
+}  // namespace
+
+// fp16 and bf16 take the tensor cores; the one entry point is there with its registers reported, the
+// shared memory is dynamic (none static), and the mma.sync block, which keeps Q, S and O in registers,
+// does not spill.
+TEST_F(FlashAttentionVariants, TensorCoreVariantsCompileForHopperInFp16AndBf16) {
+    for (const Tunables& t : kTensorCoreVariants) {
+        const auto report = compile(t, {DType::fp16, DType::bf16});
+        ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
+        EXPECT_TRUE(report.warnings.empty()) << describe(t);
+        for (const auto& c : report.compiles) {
+            ASSERT_EQ(c.result.kernels.size(), 1u) << describe(t);
+            const KernelResources& k = c.result.kernels[0];
+            EXPECT_EQ(k.name, "ak_kernel0");
+            EXPECT_GT(k.registers, 0);
+            EXPECT_EQ(k.shared_bytes, 0) << describe(t) << ": tiles live in dynamic shared memory";
+            if (value_of(t, "MMA", "0") == "2")
+                EXPECT_EQ(k.spill_store_bytes + k.spill_load_bytes, 0) << describe(t) << " " << to_string(c.dtype);
+        }
+    }
+}
+
+// fp32 keeps its exact CUDA-core path under every MMA value (no TF32 under a 1e-4 tolerance), in the
+// starter's shape when the tunables describe tensor-core tiles it could not hold.
+TEST_F(FlashAttentionVariants, Fp32TakesTheFmaPathUnderEveryVariant) {
+    for (const Tunables& t : {Tunables{}, Tunables{{"MMA", "1"}}, kTensorCoreVariants[2], kTensorCoreVariants[7]}) {
+        const auto report = compile(t, {DType::fp32});
+        ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
+        EXPECT_EQ(report.compiles[0].result.kernels.size(), 1u);
+    }
+}
+
+// Combinations the variants cannot run: a quick COMPILE_ERROR that explains itself.
+TEST_F(FlashAttentionVariants, InvalidCombinationsAreNamedCompileErrors) {
+    struct Case {
+        Tunables tunables;
+        std::string arch;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{{"NUM_WARPS", "8"}, {"MMA", "2"}}, "sm_90a", "MMA=2: every warp takes 16 or 32 query rows"},
+        {{{"BLOCK_M", "32"}, {"MMA", "3"}}, "sm_90a", "MMA=3: one consumer warpgroup per 64 query rows"},
+        {{{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "2"}}, "sm_90a",
+         "MMA=2: the Q tile and STAGES K/V tiles exceed the 227 KB"},
+        {{{"BLOCK_M", "192"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}}, "sm_90a",
+         "MMA=3: the Q tile and STAGES K/V tiles exceed the 227 KB"},
+        {{{"MMA", "3"}}, "sm_90", "MMA=3 uses wgmma, TMA and setmaxnreg: it needs an sm_90a target"},
+        {{{"BLOCK_M", "128"}, {"STAGES", "1"}, {"MMA", "3"}, {"OVERLAP", "1"}}, "sm_90a",
+         "MMA=3 with OVERLAP=1 needs STAGES >= 2"},
+        {{{"MMA", "2"}}, "sm_75", "MMA=2 and MMA=3 use mma.sync, ldmatrix and cp.async: they need sm_80 or newer"},
+        {{{"BLOCK_M", "192"}, {"BLOCK_N", "128"}}, "sm_90a", "tiles exceed the 227 KB"},
+    };
+    for (const Case& c : cases) {
+        const auto report = compile(c.tunables, {DType::fp16}, c.arch);
+        ASSERT_FALSE(report.ok()) << describe(c.tunables) << " on " << c.arch << " compiled";
+        EXPECT_NE(report.compiles[0].result.log.find(c.message), std::string::npos)
+            << describe(c.tunables) << " on " << c.arch << ":\n"
+            << report.compiles[0].result.log;
+    }
+}

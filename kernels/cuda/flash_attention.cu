@@ -17,7 +17,7 @@
 //            per-warp fp32 scratch in shared memory.
 //   MMA = 2  FlashAttention-2 structure on mma.sync.m16n8k16 (sm_80+): every warp owns 16 or 32 query
 //            rows (BLOCK_M / NUM_WARPS); its Q fragments stay in registers for the whole key loop
-//            (ldmatrix once), S = Q K^T and O += P V run on the tensor cores with the fp32 accumulators,
+//            (ldmatrix once; at 32 rows of head_dim 128, re-read from shared memory), S = Q K^T and O += P V run on the tensor cores with the fp32 accumulators,
 //            the online softmax in registers (exp2 with the scale folded in, a row's max and sum over the
 //            four lanes that hold it), and P goes from the S accumulators straight into the A operand of
 //            P V (the m16n8 accumulator layout of two adjacent key blocks is the m16n8k16 A layout).
@@ -32,7 +32,9 @@
 //            S = Q K^T is wgmma m64nBLOCK_Nk16 with Q and K from 128-byte-swizzled shared memory (the
 //            TMA's own layout, K-major); P stays in registers as the A operand of O += P V (wgmma
 //            m64n64k16 per 64 output columns, V from shared memory, N-major). A consumer releases a
-//            buffer on its "empty" mbarrier when its wgmmas have read it. Inputs a TMA map cannot
+//            buffer on its "empty" mbarrier when its wgmmas have read it. OVERLAP = 1 issues the next
+//            tile's Q K^T before this tile's P V, so the softmax runs while the tensor cores do P V
+//            (intra-warpgroup pipelining; needs STAGES >= 2). Inputs a TMA map cannot
 //            describe (misaligned, or a row pitch that is not a multiple of 16 bytes) run the MMA = 2
 //            code on the consumer warps instead.
 //
@@ -633,12 +635,32 @@ __device__ __forceinline__ void fa2_load_tile(unsigned dst, unsigned char* dst_g
     }
 }
 
+// Whether a warp keeps its Q fragments in registers for the whole key loop: always, except with 32 rows
+// of head_dim 128 (64 registers that O's 128 and S need), where they are re-read from the Q tile in
+// shared memory for every key tile (a quarter more shared-memory reads than K and V alone).
+template <int HD, int MT>
+struct Fa2QInRegisters {
+    static constexpr bool value = !(HD == 128 && MT == 2);
+};
+
+// Q fragments (mt, kc) of a warp from the Q tile at q_warp (its first row): matrices (rows +0..7, d +0..7),
+// (rows +8..15, d +0..7), (rows +0..7, d +8..15), (rows +8..15, d +8..15) are a[0..3] of m16n8k16.
+template <int HD>
+__device__ __forceinline__ void fa2_load_q(unsigned q_warp, int lane, int mt, int kc, unsigned (&a)[4]) {
+    constexpr int kLd = HD + 8;
+    const int mi = lane / 8, lr = lane % 8;
+    fa_ldmatrix_x4(q_warp + ((16 * mt + mi % 2 * 8 + lr) * kLd + kc * 16 + mi / 2 * 8) * 2, a);
+}
+
 // One K/V tile for MT m16 row tiles of one warp: S = Q K^T on the tensor cores, the masked keys (only
 // for a tile that crosses the diagonal or the end of the sequence), the online softmax step and O += P V.
+// Q comes from qf (Fa2QInRegisters) or from the Q tile at q_warp.
 template <int HD, int MT, int BN>
-__device__ __forceinline__ void fa2_tile(unsigned k_tile, unsigned v_tile, const unsigned (&qf)[MT][HD / 16][4],
+__device__ __forceinline__ void fa2_tile(unsigned k_tile, unsigned v_tile, unsigned q_warp,
+                                         const unsigned (&qf)[Fa2QInRegisters<HD, MT>::value ? MT : 1][HD / 16][4],
                                          float (&o)[MT][HD / 8][4], float (&m)[MT][2], float (&l)[MT][2], int lane,
                                          int row0, int n0, int seq, bool causal, bool mask, float scale_log2) {
+    constexpr bool kQRegs = Fa2QInRegisters<HD, MT>::value;
     constexpr int kLd = HD + 8;
     constexpr int kNB = BN / 8;
     float s[MT][kNB][4];
@@ -654,17 +676,27 @@ __device__ __forceinline__ void fa2_tile(unsigned k_tile, unsigned v_tile, const
     const int mi = lane / 8, lr = lane % 8;
     const unsigned k_lane = k_tile + ((mi / 2 * 8 + lr) * kLd + mi % 2 * 8) * 2;
 #pragma unroll
-    for (int kc = 0; kc < HD / 16; ++kc)
+    for (int kc = 0; kc < HD / 16; ++kc) {
+        unsigned qs[kQRegs ? 1 : MT][4];
+        if constexpr (!kQRegs)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) fa2_load_q<HD>(q_warp, lane, mt, kc, qs[mt]);
 #pragma unroll
         for (int np = 0; np < BN / 16; ++np) {
             unsigned b[4];
             fa_ldmatrix_x4(k_lane + (np * 16 * kLd + kc * 16) * 2, b);
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt) {
-                fa_mma(s[mt][2 * np], qf[mt][kc], b[0], b[1]);
-                fa_mma(s[mt][2 * np + 1], qf[mt][kc], b[2], b[3]);
+                if constexpr (kQRegs) {
+                    fa_mma(s[mt][2 * np], qf[mt][kc], b[0], b[1]);
+                    fa_mma(s[mt][2 * np + 1], qf[mt][kc], b[2], b[3]);
+                } else {
+                    fa_mma(s[mt][2 * np], qs[mt], b[0], b[1]);
+                    fa_mma(s[mt][2 * np + 1], qs[mt], b[2], b[3]);
+                }
             }
         }
+    }
 
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -736,17 +768,15 @@ __device__ __forceinline__ void fa2_block(const ak_flash_attention_args& args, u
     fa_cp_async_wait<NST - 1>();  // Q has landed (the NST - 1 younger groups may be in flight)
     fa_bar<THREADS>();
 
-    // The warp's Q fragments, for the whole key loop. Matrices (rows +0..7, d +0..7), (rows +8..15,
-    // d +0..7), (rows +0..7, d +8..15), (rows +8..15, d +8..15) are a[0..3] of m16n8k16.
-    unsigned qf[kMT][HD / 16][4];
-    {
-        const int mi = lane / 8, lr = lane % 8;
+    // The warp's Q fragments, for the whole key loop (or re-read per tile, Fa2QInRegisters).
+    constexpr bool kQRegs = Fa2QInRegisters<HD, kMT>::value;
+    const unsigned q_warp = s_q + wrow * L::kLd * 2;
+    unsigned qf[kQRegs ? kMT : 1][HD / 16][4];
+    if constexpr (kQRegs)
 #pragma unroll
         for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
-            for (int kc = 0; kc < HD / 16; ++kc)
-                fa_ldmatrix_x4(s_q + ((wrow + 16 * mt + mi % 2 * 8 + lr) * L::kLd + kc * 16 + mi / 2 * 8) * 2, qf[mt][kc]);
-    }
+            for (int kc = 0; kc < HD / 16; ++kc) fa2_load_q<HD>(q_warp, lane, mt, kc, qf[mt][kc]);
     float o[kMT][HD / 8][4];
     float m[kMT][2], l[kMT][2];
 #pragma unroll
@@ -782,11 +812,11 @@ __device__ __forceinline__ void fa2_block(const ak_flash_attention_args& args, u
         const unsigned kt = s_q + L::kQBytes + buf * L::kStageBytes;
         const unsigned vt = kt + L::kTileBytes;
         const bool mask = n0 + BN > seq || (causal && n0 + BN - 1 > row0);
-        fa2_tile<HD, kMT, BN>(kt, vt, qf, o, m, l, lane, row0, n0, seq, causal, mask, scale_log2);
+        fa2_tile<HD, kMT, BN>(kt, vt, q_warp, qf, o, m, l, lane, row0, n0, seq, causal, mask, scale_log2);
     }
 
     // Epilogue: O / l rounded to ak_t, staged in the warp's own rows of the Q tile (no other warp reads
-    // them), then written as 16-byte rows.
+    // them, and this warp is done with them), then written as 16-byte rows.
     unsigned char* stage = smem + wrow * L::kLd * 2;
 #pragma unroll
     for (int mt = 0; mt < kMT; ++mt) {
@@ -814,8 +844,9 @@ __device__ __forceinline__ void fa2_block(const ak_flash_attention_args& args, u
 
 #if FLASH_PATH == 2
 // ------------------------------------------------------------------------------------- MMA = 2 kernel
-constexpr int kThreads = NUM_WARPS * 32;
-constexpr int kRowsPerWarp = BLOCK_M / NUM_WARPS;
+// (Written so that an invalid BLOCK_M / NUM_WARPS stops at the static_assert above and nowhere else.)
+constexpr int kRowsPerWarp = BLOCK_M / NUM_WARPS == 32 ? 32 : 16;
+constexpr int kThreads = BLOCK_M / kRowsPerWarp * 32;  // NUM_WARPS * 32
 constexpr int kSmemBytes = Fa2Layout<128, BLOCK_M, BLOCK_N, STAGES>::kBytes;
 static_assert(kSmemBytes <= 227 * 1024,
               "MMA=2: the Q tile and STAGES K/V tiles exceed the 227 KB of shared memory a block may use: "

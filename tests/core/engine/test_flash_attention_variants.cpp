@@ -4,6 +4,7 @@
 // passes the five stages is the GPU suite's job (StarterVariantPasses in test_evaluator_gpu.cpp).
 #include "engine/candidate_compiler.h"
 #include "engine/kernel_contract.h"
+#include "flash_attention_variants.h"
 #include "util/durable_file.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@ using namespace ak;
 
 namespace {
 
-using Tunables = std::vector<std::pair<std::string, std::string>>;
+using Tunables = test::TunableSettings;
 
 std::string starter() { return read_file(std::string(AK_STARTERS_DIR) + "/flash_attention.cu"); }
 
@@ -27,12 +28,6 @@ std::string with(const Tunables& tunables) {
     std::string source = starter();
     for (const auto& [name, value] : tunables) source = set_tunable(source, name, value);
     return source;
-}
-
-std::string value_of(const Tunables& tunables, const std::string& name, const std::string& fallback) {
-    for (const auto& [n, v] : tunables)
-        if (n == name) return v;
-    return fallback;
 }
 
 std::string describe(const Tunables& tunables) {
@@ -57,26 +52,14 @@ protected:
     }
 };
 
-// The settings the GPU suite runs, which cover every path: MMA=2 with 16 and 32 rows per warp and one
-// to three stages, MMA=3 with one, two and three consumer warpgroups, with and without OVERLAP.
-const std::vector<Tunables> kTensorCoreVariants = {
-    {{"MMA", "2"}},
-    {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"MMA", "2"}},
-    {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"NUM_WARPS", "8"}, {"STAGES", "3"}, {"MMA", "2"}},
-    {{"BLOCK_N", "64"}, {"STAGES", "1"}, {"MMA", "2"}},
-    {{"MMA", "3"}},
-    {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}},
-    {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}},
-    {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}},
-};
-
 }  // namespace
 
-// fp16 and bf16 take the tensor cores; the one entry point is there with its registers reported, the
-// shared memory is dynamic (none static), and the mma.sync block, which keeps Q, S and O in registers,
-// does not spill.
-TEST_F(FlashAttentionVariants, TensorCoreVariantsCompileForHopperInFp16AndBf16) {
-    for (const Tunables& t : kTensorCoreVariants) {
+// The suite's variants (flash_attention_variants.h) in fp16 and bf16: the one entry point is there with
+// its registers reported, the shared memory is dynamic (none static), the mma.sync block (Q, S and O in
+// registers) does not spill, and ptxas did not serialize the wgmma pipeline (its "Potential
+// Performance Loss" note, which the compile log carries).
+TEST_F(FlashAttentionVariants, EveryVariantCompilesForHopperInFp16AndBf16) {
+    for (const Tunables& t : test::flash_attention_variants()) {
         const auto report = compile(t, {DType::fp16, DType::bf16});
         ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
         EXPECT_TRUE(report.warnings.empty()) << describe(t);
@@ -86,8 +69,10 @@ TEST_F(FlashAttentionVariants, TensorCoreVariantsCompileForHopperInFp16AndBf16) 
             EXPECT_EQ(k.name, "ak_kernel0");
             EXPECT_GT(k.registers, 0);
             EXPECT_EQ(k.shared_bytes, 0) << describe(t) << ": tiles live in dynamic shared memory";
-            if (value_of(t, "MMA", "0") == "2")
+            if (test::setting(t, "MMA", "0") == "2")
                 EXPECT_EQ(k.spill_store_bytes + k.spill_load_bytes, 0) << describe(t) << " " << to_string(c.dtype);
+            EXPECT_EQ(c.result.log.find("Potential Performance Loss"), std::string::npos)
+                << describe(t) << " " << to_string(c.dtype) << ":\n" << c.result.log;
         }
     }
 }
@@ -95,7 +80,9 @@ TEST_F(FlashAttentionVariants, TensorCoreVariantsCompileForHopperInFp16AndBf16) 
 // fp32 keeps its exact CUDA-core path under every MMA value (no TF32 under a 1e-4 tolerance), in the
 // starter's shape when the tunables describe tensor-core tiles it could not hold.
 TEST_F(FlashAttentionVariants, Fp32TakesTheFmaPathUnderEveryVariant) {
-    for (const Tunables& t : {Tunables{}, Tunables{{"MMA", "1"}}, kTensorCoreVariants[2], kTensorCoreVariants[7]}) {
+    std::vector<Tunables> settings = test::flash_attention_variants();
+    settings.insert(settings.begin(), Tunables{});
+    for (const Tunables& t : settings) {
         const auto report = compile(t, {DType::fp32});
         ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
         EXPECT_EQ(report.compiles[0].result.kernels.size(), 1u);

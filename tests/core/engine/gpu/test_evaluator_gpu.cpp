@@ -7,6 +7,7 @@
 #include "engine/evaluator_client.h"
 #include "engine/kernel_contract.h"
 #include "gpu/device_query.h"
+#include "../flash_attention_variants.h"
 #include "util/durable_file.h"
 #include "util/error.h"
 
@@ -205,24 +206,19 @@ INSTANTIATE_TEST_SUITE_P(
                               {{"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}, {"FUSED_MEAN", "1"}}},
                       Variant{KernelType::CrossEntropy, {{"VEC", "8"}, {"ONLINE", "1"}}},
                       Variant{KernelType::CrossEntropy,
-                              {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}},
-                      // flash_attention: wmma; mma.sync (FA2 class) with 16 and 32 rows per warp and one to
-                      // three cp.async stages; wgmma + TMA (FA3 class) with one, two and three consumer
-                      // warpgroups, with and without the intra-warpgroup overlap. Every one passes the edge
-                      // sizes (seq 1023 and 257, head_dim 64 and 128, causal and not) in all three dtypes.
-                      Variant{KernelType::FlashAttention, {{"MMA", "1"}}},
-                      Variant{KernelType::FlashAttention, {{"MMA", "2"}}},
-                      Variant{KernelType::FlashAttention, {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"MMA", "2"}}},
-                      Variant{KernelType::FlashAttention,
-                              {{"BLOCK_M", "128"}, {"BLOCK_N", "64"}, {"NUM_WARPS", "8"}, {"STAGES", "3"}, {"MMA", "2"}}},
-                      Variant{KernelType::FlashAttention, {{"BLOCK_N", "64"}, {"STAGES", "1"}, {"MMA", "2"}}},
-                      Variant{KernelType::FlashAttention, {{"MMA", "3"}}},
-                      Variant{KernelType::FlashAttention, {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}}},
-                      Variant{KernelType::FlashAttention,
-                              {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}}},
-                      Variant{KernelType::FlashAttention,
-                              {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}}}),
+                              {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}}),
     [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The flash_attention variants (flash_attention_variants.h, also compiled by test_engine without a GPU):
+// every one passes the five stages in fp16, bf16 and fp32 (fp32 on the FMA path), the edge sizes (seq 1023
+// and 257, head_dim 64 and 128, causal and not) and the adversarial large logits included.
+std::vector<Variant> flash_attention_suite() {
+    std::vector<Variant> out;
+    for (const auto& settings : test::flash_attention_variants()) out.push_back({KernelType::FlashAttention, settings});
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuFlashAttention, StarterVariantPasses, ::testing::ValuesIn(flash_attention_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
 
 // flash_attention is timed against every SDPA backend that takes the inputs (cuDNN, flash, memory-efficient
 // on an H200 in fp16) in the same run; the report names the fastest, the others' medians, and which one

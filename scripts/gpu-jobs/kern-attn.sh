@@ -53,6 +53,7 @@ bench() {  # bench DTYPE CAP_SECONDS
   say "bench fa3 ($fa3) $dt, the starter as the reference"
   f=$(variant "fa3-$dt" "$fa3")
   timeout "$2" "$bin/autokernel" bench "$f" --type flash_attention --dtype $dt --check-dtypes $dt --shapes "$shapes" \
+    --timeout $(($2 - 5)) \
     --reference "$starter" --json > "$work/bench-$dt.json" 2> "$work/bench-$dt.err"
   echo "rc=$?" | tee -a "$log"
   python3 - "$work/bench-$dt.json" "fa3" "$dt" >> "$tsv" 2>> "$log" <<'PY'

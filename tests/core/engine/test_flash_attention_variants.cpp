@@ -38,9 +38,14 @@ std::string describe(const Tunables& tunables) {
 
 class FlashAttentionVariants : public ::testing::Test {
 protected:
+    static std::string test_name() {  // "Compiles/MMA2" -> "Compiles_MMA2": one folder
+        std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        for (char& c : name)
+            if (c == '/') c = '_';
+        return name;
+    }
     std::filesystem::path cache = std::filesystem::temp_directory_path() /
-                                  ("ak_flash_variants_" + std::to_string(::getpid()) + "_" +
-                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+                                  ("ak_flash_variants_" + std::to_string(::getpid()) + "_" + test_name());
     NvrtcCompiler compiler{cache};
     void TearDown() override { std::filesystem::remove_all(cache); }
 
@@ -54,32 +59,40 @@ protected:
 
 }  // namespace
 
+class EveryFlashAttentionVariant : public FlashAttentionVariants,
+                                   public ::testing::WithParamInterface<Tunables> {};
+
 // The suite's variants (flash_attention_variants.h) in fp16 and bf16: the one entry point is there with
 // its registers reported, the shared memory is dynamic (none static), the mma.sync block with 16 rows per
 // warp (Q, S and O in registers) does not spill (with 32 rows, O of head_dim 128 alone takes 128 of the
-// 255 registers and a few dozen bytes spill), and ptxas did not serialize the wgmma pipeline (its "Potential
-// Performance Loss" note, which the compile log carries).
-TEST_F(FlashAttentionVariants, EveryVariantCompilesForHopperInFp16AndBf16) {
-    for (const Tunables& t : test::flash_attention_variants()) {
-        const auto report = compile(t, {DType::fp16, DType::bf16});
-        ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
-        EXPECT_TRUE(report.warnings.empty()) << describe(t);
-        for (const auto& c : report.compiles) {
-            ASSERT_EQ(c.result.kernels.size(), 1u) << describe(t);
-            const KernelResources& k = c.result.kernels[0];
-            EXPECT_EQ(k.name, "ak_kernel0");
-            EXPECT_GT(k.registers, 0);
-            EXPECT_EQ(k.shared_bytes, 0) << describe(t) << ": tiles live in dynamic shared memory";
-            const int rows_per_warp =
-                std::stoi(test::setting(t, "BLOCK_M", "64")) / std::stoi(test::setting(t, "NUM_WARPS", "4"));
-            if (test::setting(t, "MMA", "0") == "2" && rows_per_warp == 16) {
-                EXPECT_EQ(k.spill_store_bytes + k.spill_load_bytes, 0) << describe(t) << " " << to_string(c.dtype);
-            }
-            EXPECT_EQ(c.result.log.find("Potential Performance Loss"), std::string::npos)
-                << describe(t) << " " << to_string(c.dtype) << ":\n" << c.result.log;
+// 255 registers and a few dozen bytes spill), and ptxas did not serialize the wgmma pipeline (its
+// "Potential Performance Loss" note, which the compile log carries).
+TEST_P(EveryFlashAttentionVariant, CompilesForHopperInFp16AndBf16) {
+    const Tunables& t = GetParam();
+    const auto report = compile(t, {DType::fp16, DType::bf16});
+    ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
+    EXPECT_TRUE(report.warnings.empty()) << describe(t);
+    const int rows_per_warp = std::stoi(test::setting(t, "BLOCK_M", "64")) / std::stoi(test::setting(t, "NUM_WARPS", "4"));
+    for (const auto& c : report.compiles) {
+        ASSERT_EQ(c.result.kernels.size(), 1u) << describe(t);
+        const KernelResources& k = c.result.kernels[0];
+        EXPECT_EQ(k.name, "ak_kernel0");
+        EXPECT_GT(k.registers, 0);
+        EXPECT_EQ(k.shared_bytes, 0) << describe(t) << ": tiles live in dynamic shared memory";
+        if (test::setting(t, "MMA", "0") == "2" && rows_per_warp == 16) {
+            EXPECT_EQ(k.spill_store_bytes + k.spill_load_bytes, 0) << describe(t) << " " << to_string(c.dtype);
         }
+        EXPECT_EQ(c.result.log.find("Potential Performance Loss"), std::string::npos)
+            << describe(t) << " " << to_string(c.dtype) << ":\n" << c.result.log;
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Starter, EveryFlashAttentionVariant, ::testing::ValuesIn(test::flash_attention_variants()),
+                         [](const ::testing::TestParamInfo<Tunables>& info) {
+                             std::string name;
+                             for (const auto& [k, v] : info.param) name += k + v;
+                             return name;
+                         });
 
 // fp32 keeps its exact CUDA-core path under every MMA value (no TF32 under a 1e-4 tolerance), in the
 // starter's shape when the tunables describe tensor-core tiles it could not hold.

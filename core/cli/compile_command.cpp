@@ -67,7 +67,11 @@ int compile_candidate_per_dtype(const Arguments& a, const std::string& file, con
     const CandidateCompileReport report = compile_candidate(compiler, source, file, c);
     std::cout << format_compile_report(report, false);
     for (const auto& one : report.compiles) {
-        if (one.result.ok) continue;
+        if (one.result.ok) {
+            // Warnings and ptxas' performance notes (e.g. wgmma serialized) of a compile that succeeded.
+            if (!one.result.log.empty()) std::cerr << to_string(one.dtype) << " compiler messages:\n" << one.result.log;
+            continue;
+        }
         std::cerr << one.result.log << "autokernel: " << file << " does not compile for " << to_string(one.dtype) << " ("
                   << options.arch << ")\n";
     }

@@ -88,6 +88,8 @@ void parse_log(const std::string& full_log, CompileResult& result) {
             continue;
         }
         result.ptxas_info += line + "\n";
+        // ptxas' performance notes (e.g. C7514: wgmma serialized) are messages a kernel writer must see.
+        if (line.find("Potential Performance Loss") != std::string::npos) result.log += line + "\n";
         if (line.find("Compile time") != std::string::npos || line.find("bytes gmem") != std::string::npos)
             result.resources_reported = true;
         if (auto name = quoted_after(line, "Compiling entry function")) {

@@ -45,7 +45,8 @@ enum class CacheHit { none, memory, disk };
 struct CompileResult {
     bool ok = false;
     std::string cubin;                 // raw cubin bytes (empty on failure)
-    std::string log;                   // compiler messages (errors, warnings), ptxas' resource lines removed
+    std::string log;                   // compiler messages (errors, warnings, ptxas' "Potential Performance
+                                       // Loss" notes), ptxas' resource lines removed
     std::string ptxas_info;            // ptxas' resource lines
     std::vector<KernelResources> kernels;  // in the order ptxas reports them
     // ptxas printed its resource report. False would mean `kernels` is unknown rather than empty

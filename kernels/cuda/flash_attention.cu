@@ -1,36 +1,58 @@
 // Flash-attention starter: o = softmax(q k^T * scale [+ causal mask]) v, [batch, heads, seq, head_dim].
 //
-// One block per (tile of BLOCK_M queries, batch * head) (AK_GRID_ATTENTION). The block keeps its
-// queries in shared memory and walks the keys in tiles of BLOCK_N rows of K and V, staged in shared
-// memory. Online softmax as in FlashAttention: per query row a running max m, a running sum l and fp32
-// output accumulators, rescaled by exp(m_old - m_new) whenever the max grows; the output is divided by
-// l once at the end. Causal: key j is masked for query i when j > i, and key tiles entirely after the
-// query tile are skipped. Masked scores are -inf; a row whose keys are all masked so far keeps
-// m = -inf without NaN (exp is taken against 0 then), and a row with l = 0 at the end writes 0.
-// Each row's running state lives in shared memory between key tiles. Everything runs in a fixed order.
+// One block per (tile of BLOCK_M queries, batch * head) (AK_GRID_ATTENTION). The block walks the keys
+// in tiles of BLOCK_N rows of K and V staged in shared memory, with the online softmax of FlashAttention:
+// per query row a running max m, a running sum l and fp32 output accumulators, rescaled by
+// exp(m_old - m_new) whenever the max grows; the output is divided by l once at the end. Causal: key j
+// is masked for query i when j > i, and key tiles entirely after the query tile are skipped. Masked
+// scores are -inf; a row whose keys are all masked so far keeps m = -inf without NaN (the exponentials
+// are taken against 0 then), and a row with l = 0 at the end writes 0. Everything runs in a fixed order,
+// so every variant is bitwise deterministic.
 //
-// Two variants:
-//   USE_WMMA = 0  plain fp32 FMAs (every dtype), K/V staged as fp32. NUM_WARPS warps, each owning
-//                 BLOCK_M / NUM_WARPS query rows, one row at a time: lane j computes the scores of keys
-//                 j, j + 32, ... and accumulates output dimensions j, j + 32, ...
-//   USE_WMMA = 1  fp16/bf16 only (fp32 data ignores it): tensor cores through nvcuda::wmma. Q, K, V
-//                 stay in ak_t; a warp takes 16 query rows at a time, computes S = Q K^T with fp32
-//                 accumulators, does the softmax step on S in a per-warp fp32 scratch, rounds the
-//                 probabilities P to ak_t (as FlashAttention does) and computes P V with fp32
-//                 accumulators, which it adds into the fp32 output rows.
+// Four variants (MMA, tier 3). fp32 data always takes MMA = 0 (exact fp32 on CUDA cores, no TF32).
+//   MMA = 0  plain fp32 FMAs (every dtype), K/V staged as fp32. NUM_WARPS warps, each owning
+//            BLOCK_M / NUM_WARPS query rows, one row at a time: lane j computes the scores of keys
+//            j, j + 32, ... and accumulates output dimensions j, j + 32, ... Running state in shared memory.
+//   MMA = 1  nvcuda::wmma for Q K^T and P V with fp32 accumulators; the softmax step goes through a
+//            per-warp fp32 scratch in shared memory.
+//   MMA = 2  FlashAttention-2 structure on mma.sync.m16n8k16 (sm_80+): every warp owns 16 or 32 query
+//            rows (BLOCK_M / NUM_WARPS); its Q fragments stay in registers for the whole key loop
+//            (ldmatrix once; at 32 rows of head_dim 128, re-read from shared memory), S = Q K^T and O += P V run on the tensor cores with the fp32 accumulators,
+//            the online softmax in registers (exp2 with the scale folded in, a row's max and sum over the
+//            four lanes that hold it), and P goes from the S accumulators straight into the A operand of
+//            P V (the m16n8 accumulator layout of two adjacent key blocks is the m16n8k16 A layout).
+//            K/V tiles are multi-buffered through cp.async (STAGES deep, zero-filled past the end), read
+//            with ldmatrix (.trans for V) from rows padded by 16 bytes (conflict-free). Only tiles that
+//            cross the diagonal or the end of the sequence take the masked code; tiles above a warp's
+//            rows are skipped. The output goes through shared memory as 16-byte stores.
+//   MMA = 3  FlashAttention-3 structure on wgmma (sm_90a): warp specialization with one producer
+//            warpgroup (one thread issues the TMA loads: Q once, K and V tiles into a ring of STAGES
+//            buffers, each completing on an mbarrier with its byte count) and BLOCK_M / 64 consumer
+//            warpgroups of 64 query rows each (setmaxnreg moves registers from the producer to them).
+//            S = Q K^T is wgmma m64nBLOCK_Nk16 with Q and K from 128-byte-swizzled shared memory (the
+//            TMA's own layout, K-major); P stays in registers as the A operand of O += P V (wgmma
+//            m64n64k16 per 64 output columns, V from shared memory, N-major). A consumer releases a
+//            buffer on its "empty" mbarrier when its wgmmas have read it. OVERLAP = 1 issues the next
+//            tile's Q K^T before this tile's P V, so the softmax runs while the tensor cores do P V
+//            (intra-warpgroup pipelining; needs STAGES >= 2). Inputs a TMA map cannot
+//            describe (misaligned, or a row pitch that is not a multiple of 16 bytes) run the MMA = 2
+//            code on the consumer warps instead.
 //
-// head_dim: any value up to MAX_HEAD_DIM (64 and 128 are the ones tested); a larger head_dim leaves
-// the output unwritten, so the harness reports NaN (FAIL) rather than a wrong number.
-// Dynamic shared memory (kSmemBytes below): 97 KB (FMA) or 106 KB (WMMA) with the defaults, so the
-// launcher raises the 48 KB limit (cuFuncSetAttribute). Some tunable combinations exceed 227 KB and
-// are rejected by a static_assert.
+// head_dim: MMA = 2 and 3 take any head_dim up to 128 (compiled for 64 and for 128 and chosen at run
+// time; smaller ones are zero-padded); MMA = 0 and 1 any up to MAX_HEAD_DIM. A larger head_dim leaves the
+// output unwritten, so the harness reports NaN (FAIL) rather than a wrong number. Pointers and sizes
+// that do not allow 16-byte accesses take element-wise loads and stores in the same kernels.
+// Tunable combinations that a variant cannot run (rows per warp, shared memory above 227 KB, the
+// architecture) are rejected by a static_assert whose message names the rule.
 //
 // @autokernel type flash_attention
-// @autokernel tunable BLOCK_M = 64 {16, 32, 64, 128} tier 1 -- query rows per block
-// @autokernel tunable BLOCK_N = 32 {32, 64} tier 1 -- key/value rows per shared-memory tile
-// @autokernel tunable NUM_WARPS = 4 {1, 2, 4, 8, 16} tier 1 -- warps per block (query rows are shared out among them)
-// @autokernel tunable USE_WMMA = 0 {0, 1} tier 3 -- tensor cores via nvcuda::wmma (fp16/bf16; fp32 ignores it)
-// @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim the kernel handles (sizes shared memory)
+// @autokernel tunable BLOCK_M = 64 {16, 32, 64, 128, 192} tier 1 -- query rows per block (MMA=3: 64 per consumer warpgroup)
+// @autokernel tunable BLOCK_N = 32 {32, 64, 128} tier 1 -- key/value rows per tile
+// @autokernel tunable NUM_WARPS = 4 {1, 2, 4, 8, 12, 16} tier 1 -- warps per block (MMA=2: 16 or 32 query rows each; MMA=3 ignores it)
+// @autokernel tunable STAGES = 2 {1, 2, 3} tier 2 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
+// @autokernel tunable MMA = 0 {0, 1, 2, 3} tier 3 -- 0 fp32 FMA, 1 nvcuda::wmma, 2 mma.sync FA2-class, 3 wgmma+TMA warp-specialized FA3-class (sm_90a)
+// @autokernel tunable OVERLAP = 0 {0, 1} tier 3 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
+// @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim of MMA=0/1 (sizes their shared memory)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -43,52 +65,88 @@
 #ifndef NUM_WARPS
 #define NUM_WARPS 4
 #endif
-#ifndef USE_WMMA
-#define USE_WMMA 0
+#ifndef STAGES
+#define STAGES 2
+#endif
+#ifndef MMA
+#define MMA 0
+#endif
+#ifndef OVERLAP
+#define OVERLAP 0
 #endif
 #ifndef MAX_HEAD_DIM
 #define MAX_HEAD_DIM 128
 #endif
 
-#if USE_WMMA && !defined(AK_DTYPE_FP32)
+// ---- rules of the tunables (checked in every dtype's compile, so all three agree) -------------------
+static_assert(MMA >= 0 && MMA <= 3, "MMA must be 0 (FMA), 1 (wmma), 2 (mma.sync) or 3 (wgmma)");
+static_assert(STAGES >= 1 && STAGES <= 3, "STAGES must be 1, 2 or 3");
+static_assert(OVERLAP == 0 || OVERLAP == 1, "OVERLAP must be 0 or 1");
+static_assert(BLOCK_N % 32 == 0, "BLOCK_N must be a multiple of 32");
+#if MMA == 2
+static_assert(BLOCK_M % NUM_WARPS == 0 && (BLOCK_M / NUM_WARPS == 16 || BLOCK_M / NUM_WARPS == 32),
+              "MMA=2: every warp takes 16 or 32 query rows, so BLOCK_M / NUM_WARPS must be 16 or 32");
+#endif
+#if MMA == 3
+static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 192,
+              "MMA=3: one consumer warpgroup per 64 query rows, so BLOCK_M must be 64, 128 or 192");
+static_assert(OVERLAP == 0 || STAGES >= 2,
+              "MMA=3 with OVERLAP=1 needs STAGES >= 2: the next tile's K is awaited before this tile's buffer is released");
+#endif
+
+#if defined(AK_DTYPE_FP32)
+#define FLASH_PATH 0  // fp32 stays exact: CUDA cores
+#else
+#define FLASH_PATH MMA
+#endif
+
+#if FLASH_PATH <= 1
+// ================================================================================ MMA = 0 and 1
+#if MMA >= 2
+// fp32 data under a tensor-core variant: the FMA path in the starter's shape (the tunables describe the
+// tensor-core tiles, which the FMA path could not always hold).
+constexpr int kBlockM = 64, kBlockN = 32, kWarps = 4, kMaxHeadDim = 128;
+#else
+constexpr int kBlockM = BLOCK_M, kBlockN = BLOCK_N, kWarps = NUM_WARPS, kMaxHeadDim = MAX_HEAD_DIM;
+#endif
+#if FLASH_PATH == 1
 #define FLASH_WMMA 1
 #else
 #define FLASH_WMMA 0
 #endif
 
-constexpr int kThreads = NUM_WARPS * 32;
-static_assert(BLOCK_N % 32 == 0, "BLOCK_N must be a multiple of 32");
-static_assert(MAX_HEAD_DIM % 32 == 0, "MAX_HEAD_DIM must be a multiple of 32");
+constexpr int kThreads = kWarps * 32;
+static_assert(kMaxHeadDim % 32 == 0, "MAX_HEAD_DIM must be a multiple of 32");
 
 #if !FLASH_WMMA
-constexpr int kRowsPerWarp = BLOCK_M / NUM_WARPS;
-constexpr int kKeysPerLane = BLOCK_N / 32;
-constexpr int kDimsPerLane = MAX_HEAD_DIM / 32;
-constexpr int kLdK = MAX_HEAD_DIM + 1;  // padding: lanes reading different keys hit different banks
-// Q and the output accumulators [BLOCK_M][MAX_HEAD_DIM], K [BLOCK_N][kLdK], V [BLOCK_N][MAX_HEAD_DIM],
-// running max and sum [BLOCK_M], all fp32.
-constexpr int kSmemBytes = 4 * (2 * BLOCK_M * MAX_HEAD_DIM + BLOCK_N * kLdK + BLOCK_N * MAX_HEAD_DIM + 2 * BLOCK_M);
-static_assert(BLOCK_M % NUM_WARPS == 0, "BLOCK_M must be a multiple of NUM_WARPS");
+constexpr int kRowsPerWarp = kBlockM / kWarps;
+constexpr int kKeysPerLane = kBlockN / 32;
+constexpr int kDimsPerLane = kMaxHeadDim / 32;
+constexpr int kLdK = kMaxHeadDim + 1;  // padding: lanes reading different keys hit different banks
+// Q and the output accumulators [kBlockM][kMaxHeadDim], K [kBlockN][kLdK], V [kBlockN][kMaxHeadDim],
+// running max and sum [kBlockM], all fp32.
+constexpr int kSmemBytes = 4 * (2 * kBlockM * kMaxHeadDim + kBlockN * kLdK + kBlockN * kMaxHeadDim + 2 * kBlockM);
+static_assert(kBlockM % kWarps == 0, "BLOCK_M must be a multiple of NUM_WARPS");
 #else
 #include <mma.h>
 using namespace nvcuda;
-constexpr int kGroups = BLOCK_M / 16;  // 16-row query groups, shared out among the warps
-constexpr int kLdT = MAX_HEAD_DIM + 8;  // Q, K, V tiles in ak_t, [rows][kLdT]
-constexpr int kLdS = (BLOCK_N > MAX_HEAD_DIM ? BLOCK_N : MAX_HEAD_DIM) + 4;  // per-warp fp32 scratch [16][kLdS]
-constexpr int kLdP = BLOCK_N + 8;       // per-warp probabilities in ak_t [16][kLdP]
-constexpr int kLdO = MAX_HEAD_DIM + 4;  // output accumulators, fp32 [BLOCK_M][kLdO]
+constexpr int kGroups = kBlockM / 16;  // 16-row query groups, shared out among the warps
+constexpr int kLdT = kMaxHeadDim + 8;  // Q, K, V tiles in ak_t, [rows][kLdT]
+constexpr int kLdS = (kBlockN > kMaxHeadDim ? kBlockN : kMaxHeadDim) + 4;  // per-warp fp32 scratch [16][kLdS]
+constexpr int kLdP = kBlockN + 8;       // per-warp probabilities in ak_t [16][kLdP]
+constexpr int kLdO = kMaxHeadDim + 4;  // output accumulators, fp32 [kBlockM][kLdO]
 // Byte offsets of the regions, each 128-byte aligned (wmma needs 32-byte aligned fragment pointers;
 // the leading dimensions above keep every fragment's start 32-byte aligned within a region).
 #define round128(bytes) ((int)(((bytes) + 127) / 128 * 128))
 constexpr int kOffQ = 0;
-constexpr int kOffK = kOffQ + round128((long)BLOCK_M * kLdT * sizeof(ak_t));
-constexpr int kOffV = kOffK + round128((long)BLOCK_N * kLdT * sizeof(ak_t));
-constexpr int kOffO = kOffV + round128((long)BLOCK_N * kLdT * sizeof(ak_t));
-constexpr int kOffScratch = kOffO + round128((long)BLOCK_M * kLdO * 4);
-constexpr int kOffP = kOffScratch + round128((long)NUM_WARPS * 16 * kLdS * 4);
-constexpr int kOffStats = kOffP + round128((long)NUM_WARPS * 16 * kLdP * sizeof(ak_t));
-constexpr int kSmemBytes = kOffStats + round128(3L * BLOCK_M * 4);  // running max, sum, rescale per row
-static_assert(BLOCK_M % 16 == 0, "WMMA path: BLOCK_M must be a multiple of 16");
+constexpr int kOffK = kOffQ + round128((long)kBlockM * kLdT * sizeof(ak_t));
+constexpr int kOffV = kOffK + round128((long)kBlockN * kLdT * sizeof(ak_t));
+constexpr int kOffO = kOffV + round128((long)kBlockN * kLdT * sizeof(ak_t));
+constexpr int kOffScratch = kOffO + round128((long)kBlockM * kLdO * 4);
+constexpr int kOffP = kOffScratch + round128((long)kWarps * 16 * kLdS * 4);
+constexpr int kOffStats = kOffP + round128((long)kWarps * 16 * kLdP * sizeof(ak_t));
+constexpr int kSmemBytes = kOffStats + round128(3L * kBlockM * 4);  // running max, sum, rescale per row
+static_assert(kBlockM % 16 == 0, "MMA=1: BLOCK_M must be a multiple of 16");
 #endif
 static_assert(kSmemBytes <= 227 * 1024, "tiles exceed the 227 KB of shared memory a block may use");
 
@@ -96,7 +154,7 @@ AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ kThreads, 1, 1,
     /* grid */ AK_GRID_ATTENTION, /* rows_per_block */ 0,
-    /* tile_m, tile_n */ BLOCK_M, BLOCK_N,
+    /* tile_m, tile_n */ kBlockM, kBlockN,
     /* grid_x, grid_y, grid_z */ 0, 0, 0,
     /* dynamic_smem_bytes */ kSmemBytes,
 };
@@ -105,38 +163,38 @@ AK_LAUNCH(0) = {
 // ------------------------------------------------------------------------------------- FMA path
 extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_attention_args args) {
     extern __shared__ float smem[];
-    float* q_tile = smem;                             // [BLOCK_M][MAX_HEAD_DIM]
-    float* acc_tile = q_tile + BLOCK_M * MAX_HEAD_DIM;  // [BLOCK_M][MAX_HEAD_DIM] output accumulators
-    float* k_tile = acc_tile + BLOCK_M * MAX_HEAD_DIM;  // [BLOCK_N][kLdK]
-    float* v_tile = k_tile + BLOCK_N * kLdK;          // [BLOCK_N][MAX_HEAD_DIM]
-    float* row_max = v_tile + BLOCK_N * MAX_HEAD_DIM; // [BLOCK_M] running max (m)
-    float* row_sum = row_max + BLOCK_M;               // [BLOCK_M] running sum (l)
+    float* q_tile = smem;                               // [kBlockM][kMaxHeadDim]
+    float* acc_tile = q_tile + kBlockM * kMaxHeadDim;   // [kBlockM][kMaxHeadDim] output accumulators
+    float* k_tile = acc_tile + kBlockM * kMaxHeadDim;   // [kBlockN][kLdK]
+    float* v_tile = k_tile + kBlockN * kLdK;            // [kBlockN][kMaxHeadDim]
+    float* row_max = v_tile + kBlockN * kMaxHeadDim;    // [kBlockM] running max (m)
+    float* row_sum = row_max + kBlockM;                 // [kBlockM] running sum (l)
 
     const int seq = args.seq, dim = args.head_dim;
-    if (dim <= 0 || dim > MAX_HEAD_DIM) return;  // unsupported: leave the output unwritten
-    const int q0 = blockIdx.x * BLOCK_M;
+    if (dim <= 0 || dim > kMaxHeadDim) return;  // unsupported: leave the output unwritten
+    const int q0 = blockIdx.x * kBlockM;
     const long long base = (long long)blockIdx.y * seq * dim;  // this (batch, head)
     const ak_t* q = args.q + base;
     const ak_t* k = args.k + base;
     const ak_t* v = args.v + base;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 
-    for (int idx = tid; idx < BLOCK_M * MAX_HEAD_DIM; idx += kThreads) {
-        const int r = idx / MAX_HEAD_DIM, d = idx % MAX_HEAD_DIM;
+    for (int idx = tid; idx < kBlockM * kMaxHeadDim; idx += kThreads) {
+        const int r = idx / kMaxHeadDim, d = idx % kMaxHeadDim;
         const bool valid = q0 + r < seq && d < dim;
         q_tile[idx] = valid ? ak_to_float(q[(long long)(q0 + r) * dim + d]) : 0.f;
         acc_tile[idx] = 0.f;
     }
-    for (int r = tid; r < BLOCK_M; r += kThreads) {
+    for (int r = tid; r < kBlockM; r += kThreads) {
         row_max[r] = AK_NEG_INF;
         row_sum[r] = 0.f;
     }
 
-    const int kv_end = args.causal ? min(seq, q0 + BLOCK_M) : seq;
-    for (int n0 = 0; n0 < kv_end; n0 += BLOCK_N) {
+    const int kv_end = args.causal ? min(seq, q0 + kBlockM) : seq;
+    for (int n0 = 0; n0 < kv_end; n0 += kBlockN) {
         __syncthreads();  // the previous tile is no longer read (and, the first time, Q is staged)
-        for (int idx = tid; idx < BLOCK_N * MAX_HEAD_DIM; idx += kThreads) {
-            const int n = idx / MAX_HEAD_DIM, d = idx % MAX_HEAD_DIM;
+        for (int idx = tid; idx < kBlockN * kMaxHeadDim; idx += kThreads) {
+            const int n = idx / kMaxHeadDim, d = idx % kMaxHeadDim;
             const bool valid = n0 + n < seq && d < dim;  // zeros elsewhere: 0 * p never makes NaN
             const long long at = (long long)(n0 + n) * dim + d;
             k_tile[n * kLdK + d] = valid ? ak_to_float(k[at]) : 0.f;
@@ -151,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
             // Warp-uniform skips: rows past the end, and causal rows that see no key of this tile.
             if (qi >= seq || (args.causal && n0 > qi)) continue;
 
-            const float* q_row = q_tile + r * MAX_HEAD_DIM;
+            const float* q_row = q_tile + r * kMaxHeadDim;
             float score[kKeysPerLane];
             float tile_max = AK_NEG_INF;
 #pragma unroll
@@ -180,7 +238,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
             tile_sum = ak_warp_sum(tile_sum);
 
             float acc[kDimsPerLane];
-            float* acc_row = acc_tile + r * MAX_HEAD_DIM;
+            float* acc_row = acc_tile + r * kMaxHeadDim;
 #pragma unroll
             for (int j = 0; j < kDimsPerLane; ++j) acc[j] = acc_row[lane + 32 * j] * rescale;
 #pragma unroll
@@ -188,7 +246,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
 #pragma unroll
                 for (int src = 0; src < 32; ++src) {  // key n = 32 t + src, its p held by lane src
                     const float pn = __shfl_sync(0xffffffffu, p[t], src);
-                    const float* v_row = v_tile + (32 * t + src) * MAX_HEAD_DIM;
+                    const float* v_row = v_tile + (32 * t + src) * kMaxHeadDim;
 #pragma unroll
                     for (int j = 0; j < kDimsPerLane; ++j)
                         if (32 * j < dim) acc[j] = fmaf(pn, v_row[lane + 32 * j], acc[j]);  // warp-uniform
@@ -206,8 +264,8 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
     }
     __syncthreads();  // also covers the case of no key tile at all
 
-    for (int idx = tid; idx < BLOCK_M * MAX_HEAD_DIM; idx += kThreads) {
-        const int r = idx / MAX_HEAD_DIM, d = idx % MAX_HEAD_DIM;
+    for (int idx = tid; idx < kBlockM * kMaxHeadDim; idx += kThreads) {
+        const int r = idx / kMaxHeadDim, d = idx % kMaxHeadDim;
         const int qi = q0 + r;
         if (qi >= seq || d >= dim) continue;
         const float l = row_sum[r];
@@ -220,17 +278,17 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
 // ------------------------------------------------------------------------------------- WMMA path
 extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_attention_args args) {
     extern __shared__ __align__(128) unsigned char smem_bytes[];
-    ak_t* q_tile = reinterpret_cast<ak_t*>(smem_bytes + kOffQ);  // [BLOCK_M][kLdT]
-    ak_t* k_tile = reinterpret_cast<ak_t*>(smem_bytes + kOffK);  // [BLOCK_N][kLdT]
-    ak_t* v_tile = reinterpret_cast<ak_t*>(smem_bytes + kOffV);  // [BLOCK_N][kLdT]
-    float* o_tile = reinterpret_cast<float*>(smem_bytes + kOffO);  // [BLOCK_M][kLdO]
-    float* row_max = reinterpret_cast<float*>(smem_bytes + kOffStats);  // [BLOCK_M]
-    float* row_sum = row_max + BLOCK_M;                                 // [BLOCK_M]
-    float* row_rescale = row_sum + BLOCK_M;                             // [BLOCK_M], of the last tile
+    ak_t* q_tile = reinterpret_cast<ak_t*>(smem_bytes + kOffQ);  // [kBlockM][kLdT]
+    ak_t* k_tile = reinterpret_cast<ak_t*>(smem_bytes + kOffK);  // [kBlockN][kLdT]
+    ak_t* v_tile = reinterpret_cast<ak_t*>(smem_bytes + kOffV);  // [kBlockN][kLdT]
+    float* o_tile = reinterpret_cast<float*>(smem_bytes + kOffO);  // [kBlockM][kLdO]
+    float* row_max = reinterpret_cast<float*>(smem_bytes + kOffStats);  // [kBlockM]
+    float* row_sum = row_max + kBlockM;                                 // [kBlockM]
+    float* row_rescale = row_sum + kBlockM;                             // [kBlockM], of the last tile
 
     const int seq = args.seq, dim = args.head_dim;
-    if (dim <= 0 || dim > MAX_HEAD_DIM) return;  // unsupported: leave the output unwritten
-    const int q0 = blockIdx.x * BLOCK_M;
+    if (dim <= 0 || dim > kMaxHeadDim) return;  // unsupported: leave the output unwritten
+    const int q0 = blockIdx.x * kBlockM;
     const long long base = (long long)blockIdx.y * seq * dim;  // this (batch, head)
     const ak_t* q = args.q + base;
     const ak_t* k = args.k + base;
@@ -242,22 +300,22 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
     const int dim_padded = dim_frags * 16;
     const ak_t zero = ak_from_float(0.f);
 
-    for (int idx = tid; idx < BLOCK_M * MAX_HEAD_DIM; idx += kThreads) {
-        const int r = idx / MAX_HEAD_DIM, d = idx % MAX_HEAD_DIM;
+    for (int idx = tid; idx < kBlockM * kMaxHeadDim; idx += kThreads) {
+        const int r = idx / kMaxHeadDim, d = idx % kMaxHeadDim;
         const bool valid = q0 + r < seq && d < dim;
         q_tile[r * kLdT + d] = valid ? q[(long long)(q0 + r) * dim + d] : zero;
         o_tile[r * kLdO + d] = 0.f;
     }
-    for (int r = tid; r < BLOCK_M; r += kThreads) {
+    for (int r = tid; r < kBlockM; r += kThreads) {
         row_max[r] = AK_NEG_INF;
         row_sum[r] = 0.f;
     }
 
-    const int kv_end = args.causal ? min(seq, q0 + BLOCK_M) : seq;
-    for (int n0 = 0; n0 < kv_end; n0 += BLOCK_N) {
+    const int kv_end = args.causal ? min(seq, q0 + kBlockM) : seq;
+    for (int n0 = 0; n0 < kv_end; n0 += kBlockN) {
         __syncthreads();  // the previous tile is no longer read (and, the first time, Q is staged)
-        for (int idx = tid; idx < BLOCK_N * MAX_HEAD_DIM; idx += kThreads) {
-            const int n = idx / MAX_HEAD_DIM, d = idx % MAX_HEAD_DIM;
+        for (int idx = tid; idx < kBlockN * kMaxHeadDim; idx += kThreads) {
+            const int n = idx / kMaxHeadDim, d = idx % kMaxHeadDim;
             const bool valid = n0 + n < seq && d < dim;  // zeros elsewhere: 0 * p never makes NaN
             const long long at = (long long)(n0 + n) * dim + d;
             k_tile[n * kLdT + d] = valid ? k[at] : zero;
@@ -265,13 +323,13 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
         }
         __syncthreads();
 
-        for (int group = warp; group < kGroups; group += NUM_WARPS) {
+        for (int group = warp; group < kGroups; group += kWarps) {
             const int r0 = group * 16;  // first row of the group within the block's query tile
             // Warp-uniform skips: groups past the end, and causal groups that see no key of this tile.
             if (q0 + r0 >= seq || (args.causal && n0 > q0 + r0 + 15)) continue;
 
-            // S = Q K^T (16 x BLOCK_N) into the scratch, fp32 accumulators.
-            for (int nf = 0; nf < BLOCK_N / 16; ++nf) {
+            // S = Q K^T (16 x kBlockN) into the scratch, fp32 accumulators.
+            for (int nf = 0; nf < kBlockN / 16; ++nf) {
                 wmma::fragment<wmma::accumulator, 16, 16, 16, float> s_frag;
                 wmma::fill_fragment(s_frag, 0.f);
                 for (int df = 0; df < dim_frags; ++df) {
@@ -287,7 +345,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
 
             // Online softmax step: two lanes per row, each over half of the tile's keys.
             {
-                constexpr int kHalf = BLOCK_N / 2;
+                constexpr int kHalf = kBlockN / 2;
                 const int r = lane / 2, c_begin = lane % 2 * kHalf;
                 const int qi = q0 + r0 + r;
                 float* s_row = scratch + r * kLdS;
@@ -324,7 +382,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
             for (int df = 0; df < dim_frags; ++df) {
                 wmma::fragment<wmma::accumulator, 16, 16, 16, float> pv_frag;
                 wmma::fill_fragment(pv_frag, 0.f);
-                for (int kf = 0; kf < BLOCK_N / 16; ++kf) {
+                for (int kf = 0; kf < kBlockN / 16; ++kf) {
                     wmma::fragment<wmma::matrix_a, 16, 16, 16, ak_t, wmma::row_major> p_frag;
                     wmma::fragment<wmma::matrix_b, 16, 16, 16, ak_t, wmma::row_major> v_frag;
                     wmma::load_matrix_sync(p_frag, p_tile + kf * 16, kLdP);
@@ -344,8 +402,8 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
     }
     __syncthreads();  // also covers the case of no key tile at all
 
-    for (int idx = tid; idx < BLOCK_M * MAX_HEAD_DIM; idx += kThreads) {
-        const int r = idx / MAX_HEAD_DIM, d = idx % MAX_HEAD_DIM;
+    for (int idx = tid; idx < kBlockM * kMaxHeadDim; idx += kThreads) {
+        const int r = idx / kMaxHeadDim, d = idx % kMaxHeadDim;
         const int qi = q0 + r;
         if (qi >= seq || d >= dim) continue;
         const float l = row_sum[r];
@@ -353,4 +411,916 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
         args.o[base + (long long)qi * dim + d] = ak_from_float(o_tile[r * kLdO + d] * inv);
     }
 }
+#endif  // FLASH_WMMA
+
+#else
+// ================================================================================ MMA = 2 and 3
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(__CUDA_ARCH__ >= 800, "MMA=2 and MMA=3 use mma.sync, ldmatrix and cp.async: they need sm_80 or newer");
 #endif
+
+#if defined(AK_DTYPE_BF16)
+#define FA_MMA_TYPE "bf16"
+#else
+#define FA_MMA_TYPE "f16"
+#endif
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+// ---- small PTX wrappers --------------------------------------------------------------------------------
+
+__device__ __forceinline__ unsigned fa_smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ bool fa_aligned16(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
+
+// 16 bytes global -> shared without registers; valid = false writes 16 zero bytes (src-size 0 reads nothing).
+__device__ __forceinline__ void fa_cp_async16(unsigned dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0) : "memory");
+}
+__device__ __forceinline__ void fa_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void fa_cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Barrier 1 over the first THREADS threads that reach it (the MMA=3 fallback runs without its producer
+// warpgroup); orders shared memory like __syncthreads.
+template <int THREADS>
+__device__ __forceinline__ void fa_bar() {
+    asm volatile("bar.sync 1, %0;\n" ::"n"(THREADS) : "memory");
+}
+
+// Four 8x8 matrices of 16-bit elements: lanes 8i..8i+7 give the row addresses of matrix i, and lane l
+// receives in r[i] the elements (l / 4, 2 (l % 4) and 2 (l % 4) + 1) of matrix i (with .trans: the
+// elements (2 (l % 4) and 2 (l % 4) + 1, l / 4), i.e. of the transposed matrix).
+__device__ __forceinline__ void fa_ldmatrix_x4(unsigned addr, unsigned (&r)[4]) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+__device__ __forceinline__ void fa_ldmatrix_x4_trans(unsigned addr, unsigned (&r)[4]) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+// d (16x8, fp32) += a (16x16, row) * b (16x8, col). Per lane l (g = l / 4, t = l % 4): a[0] = row g, cols
+// 2t, 2t+1; a[1] = row g + 8, same cols; a[2], a[3] = the same rows at cols 2t + 8, 2t + 9. b0 = rows
+// (k) 2t, 2t+1 of col g; b1 = rows 2t + 8, 2t + 9. d[0], d[1] = row g, cols 2t, 2t+1; d[2], d[3] = row g + 8.
+__device__ __forceinline__ void fa_mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32." FA_MMA_TYPE "." FA_MMA_TYPE ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// 2^x (MUFU.EX2, flush to zero); 2^-inf = 0.
+__device__ __forceinline__ float fa_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// Two floats rounded to ak_t and packed, `lo` in the low half (the lower column of a fragment pair).
+__device__ __forceinline__ unsigned fa_pack(float lo, float hi) {
+#if defined(AK_DTYPE_BF16)
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+#else
+    const __half2 v = __floats2half2_rn(lo, hi);
+#endif
+    return *reinterpret_cast<const unsigned*>(&v);
+}
+
+// ---- the online softmax on accumulator fragments ----------------------------------------------------------
+// A tile of S for 16 query rows in the m16n8 accumulator layout, NB blocks of 8 keys: s[nb][e] is row
+// g + 8 (e / 2), key 8 nb + 2t + e % 2 (g = lane / 4, t = lane % 4). mma.sync's 16 x 8 blocks and each
+// warp's 16 rows of a wgmma m64nN accumulator have exactly this layout. The output accumulators o have
+// it too (NO blocks of 8 columns), so a row's state lives in the four lanes of one quad.
+
+// Masks keys at or past `seq` and, causal, keys after the query (-inf). `row` is the query of e < 2.
+template <int NB>
+__device__ __forceinline__ void fa_mask(float (&s)[NB][4], int lane, int row, int n0, int seq, bool causal) {
+#pragma unroll
+    for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int key = n0 + 8 * nb + 2 * (lane % 4) + e % 2;
+            if (key >= seq || (causal && key > row + 8 * (e / 2))) s[nb][e] = AK_NEG_INF;
+        }
+}
+
+// One online-softmax step on the rows' statistics: the rows' max over this tile (four lanes), the new
+// running max m (kept in the log2 domain: scores times scale * log2 e), p = 2^(s * scale_log2 - m)
+// written over s, the running sums l (this lane's share; the quad is summed once at the end) and the
+// factor 2^(m_old - m_new) by which the output rows must be rescaled. A row whose keys are all masked so
+// far keeps m = -inf and takes its exponentials against 0.
+template <int NB>
+__device__ __forceinline__ void fa_softmax_stats(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                                 float scale_log2) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        float mx = AK_NEG_INF;
+#pragma unroll
+        for (int nb = 0; nb < NB; ++nb) mx = fmaxf(mx, fmaxf(s[nb][2 * r], s[nb][2 * r + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float m_new = fmaxf(m[r], mx * scale_log2);
+        const float m_use = m_new == AK_NEG_INF ? 0.f : m_new;
+        alpha[r] = fa_exp2(m[r] - m_use);  // 0 while m[r] is -inf
+        m[r] = m_new;
+        float sum = 0.f;
+#pragma unroll
+        for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+            for (int e = 2 * r; e < 2 * r + 2; ++e) {
+                const float p = fa_exp2(fmaf(s[nb][e], scale_log2, -m_use));  // masked: 2^-inf = 0
+                s[nb][e] = p;
+                sum += p;
+            }
+        l[r] = l[r] * alpha[r] + sum;
+    }
+}
+
+template <int NO>
+__device__ __forceinline__ void fa_rescale(float (&o)[NO][4], const float (&alpha)[2]) {
+#pragma unroll
+    for (int j = 0; j < NO; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[j][e] *= alpha[e / 2];
+}
+
+template <int NB, int NO>
+__device__ __forceinline__ void fa_softmax_step(float (&s)[NB][4], float (&o)[NO][4], float (&m)[2], float (&l)[2],
+                                                float scale_log2) {
+    float alpha[2];
+    fa_softmax_stats(s, m, l, alpha, scale_log2);
+    fa_rescale(o, alpha);
+}
+
+// P (in s) as the A operand of P V, 16 keys per step: the accumulators of key blocks 2kk and 2kk + 1 are
+// exactly the m16n8k16 (and wgmma m64nNk16) A fragment of keys 16kk .. 16kk + 15.
+template <int NB>
+__device__ __forceinline__ void fa_pack_p(const float (&s)[NB][4], unsigned (&p)[NB / 2][4]) {
+#pragma unroll
+    for (int kk = 0; kk < NB / 2; ++kk) {
+        p[kk][0] = fa_pack(s[2 * kk][0], s[2 * kk][1]);
+        p[kk][1] = fa_pack(s[2 * kk][2], s[2 * kk][3]);
+        p[kk][2] = fa_pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+        p[kk][3] = fa_pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    }
+}
+
+// 1 / l of the lane's two rows, l summed over the quad first (fixed order: same bits in all four lanes).
+// A row with l = 0 (no key at all) writes 0.
+__device__ __forceinline__ void fa_row_inverse(const float (&l)[2], float (&inv)[2]) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        float sum = l[r];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        inv[r] = sum > 0.f ? 1.0f / sum : 0.f;
+    }
+}
+
+// Copies a 16-byte chunk (8 elements from shared memory) to `dst`, or its first `count` elements one
+// by one when the vector store is not allowed.
+__device__ __forceinline__ void fa_store_chunk(ak_t* dst, const unsigned char* src, int count, bool vec) {
+    if (vec && count >= 8) {
+        *reinterpret_cast<ak_vec<8>*>(dst) = *reinterpret_cast<const ak_vec<8>*>(src);
+    } else {
+        const ak_t* s = reinterpret_cast<const ak_t*>(src);
+        for (int e = 0; e < 8 && e < count; ++e) dst[e] = s[e];
+    }
+}
+
+// ---- FlashAttention-2 block on mma.sync ------------------------------------------------------------------
+// Shared memory: Q [BM][HD + 8], then NST stages of K [BN][HD + 8] and V [BN][HD + 8] (rows padded by 16
+// bytes: the eight rows of an ldmatrix matrix land in different banks).
+template <int HD, int BM, int BN, int NST>
+struct Fa2Layout {
+    static constexpr int kLd = HD + 8;
+    static constexpr int kQBytes = BM * kLd * 2;
+    static constexpr int kTileBytes = BN * kLd * 2;
+    static constexpr int kStageBytes = 2 * kTileBytes;
+    static constexpr int kBytes = kQBytes + NST * kStageBytes;
+};
+
+// ROWS x HD elements from `src` (row pitch `dim`) into a [ROWS][HD + 8] tile; rows at or past `rows` and
+// columns at or past `dim` become zero. vec: 16-byte cp.async (asynchronous: commit and wait), otherwise
+// element-wise loads and 16-byte shared stores.
+template <int ROWS, int HD, int THREADS>
+__device__ __forceinline__ void fa2_load_tile(unsigned dst, unsigned char* dst_generic, const ak_t* src, int rows,
+                                              int dim, bool vec, int tid) {
+    constexpr int kChunks = HD / 8, kLd = HD + 8, kTotal = ROWS * kChunks;
+    constexpr int kIters = (kTotal + THREADS - 1) / THREADS;
+#pragma unroll
+    for (int i = 0; i < kIters; ++i) {
+        const int c = tid + i * THREADS;
+        if (kTotal % THREADS != 0 && c >= kTotal) break;
+        const int r = c / kChunks, col = c % kChunks * 8;
+        const int offset = (r * kLd + col) * 2;
+        if (vec) {
+            const bool ok = r < rows && col < dim;
+            fa_cp_async16(dst + offset, ok ? src + (long long)r * dim + col : src, ok);
+        } else {
+            ak_vec<8> chunk;
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                chunk.v[e] = r < rows && col + e < dim ? src[(long long)r * dim + col + e] : ak_from_float(0.f);
+            *reinterpret_cast<ak_vec<8>*>(dst_generic + offset) = chunk;
+        }
+    }
+}
+
+// Whether a warp keeps its Q fragments in registers for the whole key loop: always, except with 32 rows
+// of head_dim 128 (64 registers that O's 128 and S need), where they are re-read from the Q tile in
+// shared memory for every key tile (a quarter more shared-memory reads than K and V alone), and the
+// tile's keys are taken 32 at a time (S in 32 registers instead of BLOCK_N).
+template <int HD, int MT>
+struct Fa2QInRegisters {
+    static constexpr bool value = !(HD == 128 && MT == 2);
+};
+template <int HD, int MT, int BN>
+struct Fa2StepKeys {
+    static constexpr int value = Fa2QInRegisters<HD, MT>::value ? BN : 32;
+};
+
+// Q fragments (mt, kc) of a warp from the Q tile at q_warp (its first row): matrices (rows +0..7, d +0..7),
+// (rows +8..15, d +0..7), (rows +0..7, d +8..15), (rows +8..15, d +8..15) are a[0..3] of m16n8k16.
+template <int HD>
+__device__ __forceinline__ void fa2_load_q(unsigned q_warp, int lane, int mt, int kc, unsigned (&a)[4]) {
+    constexpr int kLd = HD + 8;
+    const int mi = lane / 8, lr = lane % 8;
+    fa_ldmatrix_x4(q_warp + ((16 * mt + mi % 2 * 8 + lr) * kLd + kc * 16 + mi / 2 * 8) * 2, a);
+}
+
+// One K/V tile for MT m16 row tiles of one warp: S = Q K^T on the tensor cores, the masked keys (only
+// for a tile that crosses the diagonal or the end of the sequence), the online softmax step and O += P V.
+// Q comes from qf (Fa2QInRegisters) or from the Q tile at q_warp.
+template <int HD, int MT, int BN>
+__device__ __forceinline__ void fa2_tile(unsigned k_tile, unsigned v_tile, unsigned q_warp,
+                                         const unsigned (&qf)[Fa2QInRegisters<HD, MT>::value ? MT : 1][HD / 16][4],
+                                         float (&o)[MT][HD / 8][4], float (&m)[MT][2], float (&l)[MT][2], int lane,
+                                         int row0, int n0, int seq, bool causal, bool mask, float scale_log2) {
+    constexpr bool kQRegs = Fa2QInRegisters<HD, MT>::value;
+    constexpr int kLd = HD + 8;
+    constexpr int kNB = BN / 8;
+    float s[MT][kNB][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nb = 0; nb < kNB; ++nb)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[mt][nb][e] = 0.f;
+
+    // B = K^T: matrices (keys +0..7, d +0..7), (keys +0..7, d +8..15), (keys +8..15, d +0..7), (keys +8..15,
+    // d +8..15) of a 16-key, 16-dim block are the b0 b1 fragments of key blocks 2np and 2np + 1.
+    const int mi = lane / 8, lr = lane % 8;
+    const unsigned k_lane = k_tile + ((mi / 2 * 8 + lr) * kLd + mi % 2 * 8) * 2;
+    // (With Q from shared memory the loop over head_dim stays rolled: fewer live addresses.)
+#pragma unroll kQRegs ? HD / 16 : 1
+    for (int kc = 0; kc < HD / 16; ++kc) {
+        unsigned qs[kQRegs ? 1 : MT][4];
+        if constexpr (!kQRegs)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) fa2_load_q<HD>(q_warp, lane, mt, kc, qs[mt]);
+#pragma unroll
+        for (int np = 0; np < BN / 16; ++np) {
+            unsigned b[4];
+            fa_ldmatrix_x4(k_lane + (np * 16 * kLd + kc * 16) * 2, b);
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                if constexpr (kQRegs) {
+                    fa_mma(s[mt][2 * np], qf[mt][kc], b[0], b[1]);
+                    fa_mma(s[mt][2 * np + 1], qf[mt][kc], b[2], b[3]);
+                } else {
+                    fa_mma(s[mt][2 * np], qs[mt], b[0], b[1]);
+                    fa_mma(s[mt][2 * np + 1], qs[mt], b[2], b[3]);
+                }
+            }
+        }
+    }
+
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        if (mask) fa_mask(s[mt], lane, row0 + 16 * mt + lane / 4, n0, seq, causal);
+        fa_softmax_step(s[mt], o[mt], m[mt], l[mt], scale_log2);
+    }
+
+    // B = V (keys x d, row-major in shared memory) through ldmatrix.trans: matrices (keys +0..7, d +0..7),
+    // (keys +8..15, d +0..7), (keys +0..7, d +8..15), (keys +8..15, d +8..15) are b0 b1 of output column
+    // blocks 2dp and 2dp + 1.
+    const unsigned v_lane = v_tile + ((mi % 2 * 8 + lr) * kLd + mi / 2 * 8) * 2;
+    unsigned p[MT][kNB / 2][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) fa_pack_p(s[mt], p[mt]);
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+        for (int dp = 0; dp < HD / 16; ++dp) {
+            unsigned b[4];
+            fa_ldmatrix_x4_trans(v_lane + (kk * 16 * kLd + dp * 16) * 2, b);
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                fa_mma(o[mt][2 * dp], p[mt][kk], b[0], b[1]);
+                fa_mma(o[mt][2 * dp + 1], p[mt][kk], b[2], b[3]);
+            }
+        }
+}
+
+// The whole block: THREADS threads (tid 0 .. THREADS - 1), RPW query rows per warp, query tile q_tile of
+// the (batch, head) pair bh. Shared memory as Fa2Layout at `smem` (16-byte aligned).
+template <int HD, int RPW, int THREADS, int BM, int BN, int NST>
+__device__ __forceinline__ void fa2_block(const ak_flash_attention_args& args, unsigned char* smem, int tid, int q_tile,
+                                          int bh) {
+    using L = Fa2Layout<HD, BM, BN, NST>;
+    constexpr int kMT = RPW / 16;
+    static_assert(RPW % 16 == 0 && THREADS / 32 * RPW == BM, "fa2_block: the warps must cover BM rows of 16");
+    const int seq = args.seq, dim = args.head_dim;
+    const bool causal = args.causal != 0;
+    const int q0 = q_tile * BM;
+    const long long base = (long long)bh * seq * dim;
+    const ak_t* q = args.q + base;
+    const ak_t* k = args.k + base;
+    const ak_t* v = args.v + base;
+    const bool vec = dim % 8 == 0 && fa_aligned16(args.q) && fa_aligned16(args.k) && fa_aligned16(args.v);
+    const unsigned s_q = fa_smem_addr(smem);
+    const int warp = tid / 32, lane = tid % 32;
+    const int wrow = warp * RPW;  // the warp's first row within the tile
+    const int row0 = q0 + wrow;   // and its query
+    const int kv_end = causal ? min(seq, q0 + BM) : seq;
+    const int n_tiles = (kv_end + BN - 1) / BN;
+    const float scale_log2 = args.scale * kLog2e;
+
+    auto load_kv = [&](int t, int buf) {
+        const int offset = L::kQBytes + buf * L::kStageBytes;
+        const long long at = (long long)t * BN * dim;
+        fa2_load_tile<BN, HD, THREADS>(s_q + offset, smem + offset, k + at, seq - t * BN, dim, vec, tid);
+        fa2_load_tile<BN, HD, THREADS>(s_q + offset + L::kTileBytes, smem + offset + L::kTileBytes, v + at,
+                                       seq - t * BN, dim, vec, tid);
+    };
+
+    // Prologue: Q (its own group), then the first NST - 1 K/V tiles.
+    fa2_load_tile<BM, HD, THREADS>(s_q, smem, q + (long long)q0 * dim, seq - q0, dim, vec, tid);
+    fa_cp_async_commit();
+#pragma unroll
+    for (int st = 0; st < NST - 1; ++st) {
+        if (st < n_tiles) load_kv(st, st);
+        fa_cp_async_commit();
+    }
+    fa_cp_async_wait<NST - 1>();  // Q has landed (the NST - 1 younger groups may be in flight)
+    fa_bar<THREADS>();
+
+    // The warp's Q fragments, for the whole key loop (or re-read per tile, Fa2QInRegisters).
+    constexpr bool kQRegs = Fa2QInRegisters<HD, kMT>::value;
+    const unsigned q_warp = s_q + wrow * L::kLd * 2;
+    unsigned qf[kQRegs ? kMT : 1][HD / 16][4];
+    if constexpr (kQRegs)
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+            for (int kc = 0; kc < HD / 16; ++kc) fa2_load_q<HD>(q_warp, lane, mt, kc, qf[mt][kc]);
+    float o[kMT][HD / 8][4];
+    float m[kMT][2], l[kMT][2];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+        for (int j = 0; j < HD / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) o[mt][j][e] = 0.f;
+        m[mt][0] = m[mt][1] = AK_NEG_INF;
+        l[mt][0] = l[mt][1] = 0.f;
+    }
+
+    for (int t = 0; t < n_tiles; ++t) {
+        int buf;
+        if constexpr (NST == 1) {
+            fa_bar<THREADS>();  // every warp is done with the previous tile
+            load_kv(t, 0);
+            fa_cp_async_commit();
+            fa_cp_async_wait<0>();
+            fa_bar<THREADS>();
+            buf = 0;
+        } else {
+            fa_cp_async_wait<NST - 2>();  // tile t has landed (this thread's part)
+            fa_bar<THREADS>();            // everyone's part, and tile t - 1 is no longer read
+            const int next = t + NST - 1;
+            if (next < n_tiles) load_kv(next, next % NST);  // into the buffer of tile t - 1
+            fa_cp_async_commit();
+            buf = t % NST;
+        }
+        const int n0 = t * BN;
+        // Warp-uniform: rows past the end, or (causal) a tile entirely after the warp's last row.
+        if (row0 >= seq || (causal && n0 > row0 + RPW - 1)) continue;
+        const unsigned kt = s_q + L::kQBytes + buf * L::kStageBytes;
+        const unsigned vt = kt + L::kTileBytes;
+        constexpr int kStep = Fa2StepKeys<HD, kMT, BN>::value;  // keys per online-softmax step
+#pragma unroll
+        for (int h = 0; h < BN / kStep; ++h) {
+            const int n = n0 + h * kStep;
+            if (n >= seq || (causal && n > row0 + RPW - 1)) break;  // the rest of the tile is masked for the warp
+            const bool mask = n + kStep > seq || (causal && n + kStep - 1 > row0);
+            const unsigned offset = h * kStep * L::kLd * 2;
+            fa2_tile<HD, kMT, kStep>(kt + offset, vt + offset, q_warp, qf, o, m, l, lane, row0, n, seq, causal, mask,
+                                     scale_log2);
+        }
+    }
+
+    // Epilogue: O / l rounded to ak_t, staged in the warp's own rows of the Q tile (no other warp reads
+    // them, and this warp is done with them), then written as 16-byte rows.
+    unsigned char* stage = smem + wrow * L::kLd * 2;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+        float inv[2];
+        fa_row_inverse(l[mt], inv);
+#pragma unroll
+        for (int j = 0; j < HD / 8; ++j)
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int rr = 16 * mt + lane / 4 + 8 * r, cc = 8 * j + 2 * (lane % 4);
+                *reinterpret_cast<unsigned*>(stage + (rr * L::kLd + cc) * 2) =
+                    fa_pack(o[mt][j][2 * r] * inv[r], o[mt][j][2 * r + 1] * inv[r]);
+            }
+    }
+    __syncwarp();
+    const bool out_vec = dim % 8 == 0 && fa_aligned16(args.o);
+    ak_t* out = args.o + base;
+    for (int idx = lane; idx < RPW * (HD / 8); idx += 32) {
+        const int rr = idx / (HD / 8), col = idx % (HD / 8) * 8;
+        const int qi = row0 + rr;
+        if (qi >= seq || col >= dim) continue;
+        fa_store_chunk(out + (long long)qi * dim + col, stage + (rr * L::kLd + col) * 2, dim - col, out_vec);
+    }
+}
+
+#if FLASH_PATH == 2
+// ------------------------------------------------------------------------------------- MMA = 2 kernel
+// (Written so that an invalid BLOCK_M / NUM_WARPS stops at the static_assert above and nowhere else.)
+constexpr int kRowsPerWarp = BLOCK_M / NUM_WARPS == 32 ? 32 : 16;
+constexpr int kThreads = BLOCK_M / kRowsPerWarp * 32;  // NUM_WARPS * 32
+constexpr int kSmemBytes = Fa2Layout<128, BLOCK_M, BLOCK_N, STAGES>::kBytes;
+static_assert(kSmemBytes <= 227 * 1024,
+              "MMA=2: the Q tile and STAGES K/V tiles exceed the 227 KB of shared memory a block may use: "
+              "lower BLOCK_M, BLOCK_N or STAGES");
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ kThreads, 1, 1,
+    /* grid */ AK_GRID_ATTENTION, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ BLOCK_M, BLOCK_N,
+    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* dynamic_smem_bytes */ kSmemBytes,
+};
+
+extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_attention_args args) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int dim = args.head_dim;
+    if (dim <= 0 || dim > 128) return;  // unsupported: leave the output unwritten
+    // Causal: the longest query tiles (the last ones) first, so the short ones fill the tail.
+    const int q_tile = args.causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x;
+    if (dim <= 64)
+        fa2_block<64, kRowsPerWarp, kThreads, BLOCK_M, BLOCK_N, STAGES>(args, smem, threadIdx.x, q_tile, blockIdx.y);
+    else
+        fa2_block<128, kRowsPerWarp, kThreads, BLOCK_M, BLOCK_N, STAGES>(args, smem, threadIdx.x, q_tile, blockIdx.y);
+}
+
+#else
+// ------------------------------------------------------------------------------------- MMA = 3 kernel
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(__CUDA_ARCH__ < 0, "MMA=3 uses wgmma, TMA and setmaxnreg: it needs an sm_90a target (Hopper)");
+#endif
+
+constexpr int kConsumers = BLOCK_M / 64;           // consumer warpgroups, 64 query rows each
+constexpr int kThreads = 128 * (kConsumers + 1);   // warpgroup 0 is the producer
+// Shared memory (from a 1024-byte aligned base; sized for head_dim 128): Q as two TMA boxes of
+// [BLOCK_M][64] (columns 0-63, then 64-127), then STAGES K tiles and STAGES V tiles, each two boxes of
+// [BLOCK_N][64]; every box row is 128 bytes, 128-byte swizzled by the TMA (the 16-byte chunk c of row r
+// sits at chunk c ^ (r % 8)), which is the wgmma's SWIZZLE_128B layout. Then the mbarriers.
+constexpr int kBoxRowBytes = 128;
+constexpr int kQBytes = BLOCK_M * 128 * 2;
+constexpr int kKVBytes = BLOCK_N * 128 * 2;
+constexpr int kOffQ = 0;
+constexpr int kOffK = kOffQ + kQBytes;
+constexpr int kOffV = kOffK + STAGES * kKVBytes;
+constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full, k_full[STAGES], v_full[STAGES], empty[STAGES]
+constexpr int kBarBytes = 8 * (1 + 3 * STAGES);
+// Without tensor maps the consumer warps run the MMA=2 block instead, in 32-key tiles (it runs under the
+// entry register cap, without the setmaxnreg share).
+constexpr int kFallbackBlockN = 32;
+constexpr int kFallbackBytes = Fa2Layout<128, BLOCK_M, kFallbackBlockN, STAGES>::kBytes;
+constexpr int kSmemBytes = 1024 + (kOffBar + kBarBytes > kFallbackBytes ? kOffBar + kBarBytes : kFallbackBytes);
+static_assert(kSmemBytes <= 227 * 1024,
+              "MMA=3: the Q tile and STAGES K/V tiles exceed the 227 KB of shared memory a block may use: "
+              "lower BLOCK_M, BLOCK_N or STAGES");
+// Registers: the producer gives most of its share to the consumers (setmaxnreg; with one consumer
+// warpgroup every thread may use 255 anyway).
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegs = kConsumers == 2 ? 232 : 152;
+static_assert(kConsumers == 1 || 128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
+              "MMA=3: the register split exceeds the register file");
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ kThreads, 1, 1,
+    /* grid */ AK_GRID_ATTENTION, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ BLOCK_M, BLOCK_N,
+    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* dynamic_smem_bytes */ kSmemBytes,
+    /* cluster */ 0, 0, 0,
+    /* tma_box_rows (Q, K, V) */ {BLOCK_M, BLOCK_N, BLOCK_N},
+    /* tma_box_cols */ {64, 64, 64},
+    /* tma_swizzle */ AK_SWIZZLE_128B,
+};
+
+// ---- mbarrier, TMA, wgmma ------------------------------------------------------------------------------
+
+__device__ __forceinline__ void fa_mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// One arrival that also announces `bytes` of TMA transactions for the current phase.
+__device__ __forceinline__ void fa_mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void fa_mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// True once the phase with this parity has completed (a fresh barrier counts its phase -1, parity 1,
+// as completed).
+__device__ __forceinline__ bool fa_mbar_test(unsigned bar, unsigned parity) {
+    unsigned done;
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return done != 0;
+}
+__device__ __forceinline__ void fa_mbar_wait(unsigned bar, unsigned parity) {
+    while (!fa_mbar_test(bar, parity)) {
+    }
+}
+
+// A TMA box (the map's box shape) at (column, row) of the 2D tensor into shared memory, completing
+// its bytes on `bar`. Rows past the tensor's end read as zero; rows past a head's end are the next
+// head's (the kernel masks them).
+__device__ __forceinline__ void fa_tma_load(unsigned dst, const ak_tensor_map* map, int col, int row, unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar)
+        : "memory");
+}
+
+__device__ __forceinline__ void fa_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void fa_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void fa_wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Ties registers to this point of the instruction stream: values written before it are not moved
+// after it, and reads after it are not moved before it (around wgmma.fence and wgmma.wait_group).
+template <int N>
+__device__ __forceinline__ void fa_fence_regs(float (&r)[N][4]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(r[i][e])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void fa_fence_regs(unsigned (&r)[N][4]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+// Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride byte offsets
+// (all >> 4), layout type 1 in bits 62-63, base offset 0 (the swizzle atoms are 1024-byte aligned).
+// K-major operands (Q and K: 16 elements of K = 32 bytes of one 128-byte row): the leading offset is
+// unused (1), the stride offset is the 1024 bytes between groups of 8 rows. The N-major V: the stride
+// offset is the 1024 bytes between groups of 8 keys (K), the leading offset the distance between
+// 64-column boxes (unused by an n64 wgmma).
+__device__ __forceinline__ unsigned long long fa_desc(unsigned addr, unsigned leading, unsigned stride) {
+    return (unsigned long long)((addr >> 4) & 0x3FFF) | ((unsigned long long)((leading >> 4) & 0x3FFF) << 16) |
+           ((unsigned long long)((stride >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+
+// wgmma.mma_async m64nNk16, f32 accumulators (m64nN layout: warp w of the warpgroup holds rows 16w ..
+// 16w + 15 as in fa_mask), A and B from shared memory (K-major, no transpose), D = A B (ScaleD 0) or
+// D += A B (1). Operand lists written out per N.
+template <int ScaleD>
+__device__ __forceinline__ void fa_wgmma_ss_n32(float (&d)[4][4], unsigned long long a, unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+        "}, %16, %17, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
+        : "l"(a), "l"(b), "r"(ScaleD));
+}
+
+template <int ScaleD>
+__device__ __forceinline__ void fa_wgmma_ss_n64(float (&d)[8][4], unsigned long long a, unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+        : "l"(a), "l"(b), "r"(ScaleD));
+}
+
+template <int ScaleD>
+__device__ __forceinline__ void fa_wgmma_ss_n128(float (&d)[16][4], unsigned long long a, unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
+          "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+          "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+          "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
+          "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+        : "l"(a), "l"(b), "r"(ScaleD));
+}
+
+__device__ __forceinline__ void fa_wgmma_rs_n64(float (&d)[8][4], const unsigned (&a)[4], unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
+template <int ScaleD, int NB>
+__device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long long a, unsigned long long b) {
+    if constexpr (NB == 4)
+        fa_wgmma_ss_n32<ScaleD>(d, a, b);
+    else if constexpr (NB == 8)
+        fa_wgmma_ss_n64<ScaleD>(d, a, b);
+    else {
+        static_assert(NB == 16, "wgmma S tile: BLOCK_N must be 32, 64 or 128");
+        fa_wgmma_ss_n128<ScaleD>(d, a, b);
+    }
+}
+
+// ---- producer: one thread issues every TMA load of the block -------------------------------------------
+template <int HD>
+__device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args, unsigned sbase, int q0, int bh,
+                                             int n_tiles) {
+    constexpr int kBoxes = HD / 64;
+    const int seq = args.seq;
+    const unsigned bar_q = sbase + kOffBar;
+    fa_mbar_expect_tx(bar_q, kBoxes * BLOCK_M * kBoxRowBytes);
+#pragma unroll
+    for (int b = 0; b < kBoxes; ++b)
+        fa_tma_load(sbase + kOffQ + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
+    for (int t = 0; t < n_tiles; ++t) {
+        const int st = t % STAGES;
+        // The buffer's previous tile (t - STAGES) must have been released by every consumer warp.
+        if (t >= STAGES) fa_mbar_wait(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), (t / STAGES - 1) & 1);
+        const int row = bh * seq + t * BLOCK_N;
+        const unsigned bar_k = sbase + kOffBar + 8 * (1 + st), bar_v = sbase + kOffBar + 8 * (1 + STAGES + st);
+        fa_mbar_expect_tx(bar_k, kBoxes * BLOCK_N * kBoxRowBytes);
+#pragma unroll
+        for (int b = 0; b < kBoxes; ++b)
+            fa_tma_load(sbase + kOffK + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[1], 64 * b, row, bar_k);
+        fa_mbar_expect_tx(bar_v, kBoxes * BLOCK_N * kBoxRowBytes);
+#pragma unroll
+        for (int b = 0; b < kBoxes; ++b)
+            fa_tma_load(sbase + kOffV + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[2], 64 * b, row, bar_v);
+    }
+}
+
+// ---- consumer: one warpgroup, 64 query rows ---------------------------------------------------------------
+// OVERLAP = 0: per tile S = Q K^T, wait, softmax, O += P V, wait. OVERLAP = 1 (intra-warpgroup pipelining):
+// S of tile t + 1 is issued before P V of tile t, and its softmax runs on the CUDA cores while the
+// tensor cores do that P V; the rescale of O by the new max waits for P V to finish.
+template <int HD>
+__device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args, unsigned char* smem, unsigned sbase,
+                                             int wg, int t128, int q0, int bh, int n_tiles) {
+    constexpr int kBoxes = HD / 64;
+    constexpr int kNB = BLOCK_N / 8;
+    const int seq = args.seq, dim = args.head_dim;
+    const bool causal = args.causal != 0;
+    const int warp = t128 / 32, lane = t128 % 32;
+    const int wg_row0 = q0 + 64 * wg;                   // the warpgroup's first query
+    const int my_row = wg_row0 + 16 * warp + lane / 4;  // this lane's rows: my_row and my_row + 8
+    const float scale_log2 = args.scale * kLog2e;
+    const unsigned q_rows = sbase + kOffQ + 64 * wg * kBoxRowBytes;  // this warpgroup's rows of box 0
+    // Tiles with a key this warpgroup sees (causal: the keys up to its last row); the rest (a suffix) is
+    // only waited for and released. Warpgroup-uniform, as every wgmma must be.
+    int n_mine = wg_row0 >= seq ? 0 : n_tiles;
+    if (causal && n_mine > 0) n_mine = min(n_tiles, (wg_row0 + 63) / BLOCK_N + 1);
+
+    float o[8 * kBoxes][4];
+#pragma unroll
+    for (int j = 0; j < 8 * kBoxes; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[j][e] = 0.f;
+    float m[2] = {AK_NEG_INF, AK_NEG_INF}, l[2] = {0.f, 0.f};
+    float s[kNB][4];
+    unsigned p[kNB / 2][4];
+
+    auto bar_k = [&](int t) { return sbase + kOffBar + 8 * (1 + t % STAGES); };
+    auto bar_v = [&](int t) { return sbase + kOffBar + 8 * (1 + STAGES + t % STAGES); };
+    auto phase = [&](int t) { return unsigned(t / STAGES) & 1u; };
+    auto release = [&](int t) {  // every wgmma of this warp that read the buffer has completed
+        __syncwarp();
+        if (lane == 0) fa_mbar_arrive(sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES));
+    };
+    // S = Q K^T of tile t into s: HD / 16 steps of 16 columns (32 bytes within a 128-byte box row). Committed.
+    auto issue_s = [&](int t) {
+        fa_mbar_wait(bar_k(t), phase(t));
+        const unsigned k_tile = sbase + kOffK + t % STAGES * kKVBytes;
+        fa_fence_regs(s);
+        fa_wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < HD / 16; ++kk) {
+            const unsigned long long a = fa_desc(q_rows + kk / 4 * BLOCK_M * kBoxRowBytes + kk % 4 * 32, 16, 1024);
+            const unsigned long long b = fa_desc(k_tile + kk / 4 * BLOCK_N * kBoxRowBytes + kk % 4 * 32, 16, 1024);
+            if (kk == 0)
+                fa_wgmma_ss<0>(s, a, b);
+            else
+                fa_wgmma_ss<1>(s, a, b);
+        }
+        fa_wgmma_commit();
+    };
+    // O += P V of tile t: P from registers, V (keys x 64 columns per box, N-major) from shared memory;
+    // 16 keys = 2 groups of 8 rows = 2048 bytes per step. Committed.
+    auto issue_pv = [&](int t) {
+        fa_fence_regs(o);
+        fa_fence_regs(p);
+        fa_mbar_wait(bar_v(t), phase(t));
+        const unsigned v_tile = sbase + kOffV + t % STAGES * kKVBytes;
+        fa_wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BLOCK_N / 16; ++kk)
+#pragma unroll
+            for (int b = 0; b < kBoxes; ++b)
+                fa_wgmma_rs_n64(reinterpret_cast<float(&)[8][4]>(o[8 * b]), p[kk],
+                                fa_desc(v_tile + b * BLOCK_N * kBoxRowBytes + kk * 16 * kBoxRowBytes,
+                                        BLOCK_N * kBoxRowBytes, 1024));
+        fa_wgmma_commit();
+    };
+    auto mask = [&](int t) {
+        const int n0 = t * BLOCK_N;
+        if (n0 + BLOCK_N > seq || (causal && n0 + BLOCK_N - 1 > wg_row0)) fa_mask(s, lane, my_row, n0, seq, causal);
+    };
+
+    fa_mbar_wait(sbase + kOffBar, 0);  // Q
+    if constexpr (OVERLAP == 0) {
+        for (int t = 0; t < n_mine; ++t) {
+            issue_s(t);
+            fa_wgmma_wait<0>();
+            fa_fence_regs(s);
+            mask(t);
+            fa_softmax_step(s, o, m, l, scale_log2);
+            fa_pack_p(s, p);
+            issue_pv(t);
+            fa_wgmma_wait<0>();
+            fa_fence_regs(o);
+            fa_fence_regs(p);
+            release(t);
+        }
+    } else {
+        // (No branch inside the loop: ptxas tracks the two wgmma groups in flight only through straight code.)
+        if (n_mine > 0) {
+            issue_s(0);
+            fa_wgmma_wait<0>();
+            fa_fence_regs(s);
+            mask(0);
+            fa_softmax_step(s, o, m, l, scale_log2);
+            fa_pack_p(s, p);
+            for (int t = 0; t + 1 < n_mine; ++t) {
+                issue_s(t + 1);  // s was packed into p: free for the next tile
+                issue_pv(t);
+                fa_wgmma_wait<1>();  // S of tile t + 1 is done; P V of tile t may still run
+                fa_fence_regs(s);
+                mask(t + 1);
+                float alpha[2];
+                fa_softmax_stats(s, m, l, alpha, scale_log2);
+                fa_wgmma_wait<0>();
+                fa_fence_regs(o);
+                fa_fence_regs(p);
+                release(t);
+                fa_rescale(o, alpha);
+                fa_pack_p(s, p);
+            }
+            issue_pv(n_mine - 1);
+            fa_wgmma_wait<0>();
+            fa_fence_regs(o);
+            fa_fence_regs(p);
+            release(n_mine - 1);
+        }
+    }
+    for (int t = n_mine; t < n_tiles; ++t) {
+        fa_mbar_wait(bar_k(t), phase(t));
+        fa_mbar_wait(bar_v(t), phase(t));
+        release(t);
+    }
+
+    // Epilogue: O / l rounded to ak_t, staged in this warp's 16 rows of the Q tile (its wgmmas are done
+    // with them; same swizzle, so the quad's 4-byte writes and the 16-byte reads avoid bank conflicts),
+    // then written as 16-byte rows.
+    float inv[2];
+    fa_row_inverse(l, inv);
+#pragma unroll
+    for (int b = 0; b < kBoxes; ++b)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const int rl = 16 * warp + lane / 4 + 8 * r;  // row within the warpgroup
+                unsigned char* row = smem + kOffQ + b * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes;
+                *reinterpret_cast<unsigned*>(row + (j ^ (rl % 8)) * 16 + lane % 4 * 4) =
+                    fa_pack(o[8 * b + j][2 * r] * inv[r], o[8 * b + j][2 * r + 1] * inv[r]);
+            }
+    __syncwarp();
+    const bool out_vec = dim % 8 == 0 && fa_aligned16(args.o);
+    ak_t* out = args.o + (long long)bh * seq * dim;
+    for (int idx = lane; idx < 16 * (HD / 8); idx += 32) {
+        const int rl = 16 * warp + idx / (HD / 8), c = idx % (HD / 8), col = 8 * c;
+        const int qi = wg_row0 + rl;
+        if (qi >= seq || col >= dim) continue;
+        const unsigned char* src =
+            smem + kOffQ + c / 8 * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes + (c % 8 ^ rl % 8) * 16;
+        fa_store_chunk(out + (long long)qi * dim + col, src, dim - col, out_vec);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __grid_constant__ ak_flash_attention_args args) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const unsigned raw = fa_smem_addr(smem_raw);
+    const unsigned pad = (1024 - raw % 1024) % 1024;  // swizzle atoms need 1024-byte alignment
+    unsigned char* smem = smem_raw + pad;
+    const unsigned sbase = raw + pad;
+    const int dim = args.head_dim;
+    if (dim <= 0 || dim > 128) return;  // unsupported: leave the output unwritten
+    // Causal: the longest query tiles (the last ones) first, so the short ones fill the tail.
+    const int q_tile = args.causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x;
+    const int bh = blockIdx.y, q0 = q_tile * BLOCK_M;
+    const int kv_end = args.causal ? min(args.seq, q0 + BLOCK_M) : args.seq;
+    const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+
+    if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0 || args.tma[2].opaque[0] == 0) {
+        // No tensor maps (misaligned tensors or a row pitch that is not a multiple of 16 bytes): the
+        // mma.sync block on the consumer warps, 16 rows per warp, 32-key tiles, compiled for head_dim 128
+        // only (smaller ones are zero-padded); the producer warpgroup has nothing to do.
+        if (threadIdx.x < 128) return;
+        fa2_block<128, 16, 128 * kConsumers, BLOCK_M, kFallbackBlockN, STAGES>(args, smem, threadIdx.x - 128, q_tile, bh);
+        return;
+    }
+
+    if (threadIdx.x == 0) {
+        fa_mbar_init(sbase + kOffBar, 1);
+        for (int st = 0; st < STAGES; ++st) {
+            fa_mbar_init(sbase + kOffBar + 8 * (1 + st), 1);                         // K landed
+            fa_mbar_init(sbase + kOffBar + 8 * (1 + STAGES + st), 1);                // V landed
+            fa_mbar_init(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), 4 * kConsumers);  // released, one per warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
+    }
+    __syncthreads();
+
+    if (threadIdx.x < 128) {
+        // Producer warpgroup.
+        if constexpr (kConsumers > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+        if (threadIdx.x == 0) {
+            if (dim <= 64)
+                fa3_producer<64>(args, sbase, q0, bh, n_tiles);
+            else
+                fa3_producer<128>(args, sbase, q0, bh, n_tiles);
+        }
+    } else {
+        // Consumer warpgroups.
+        if constexpr (kConsumers > 1) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+        const int wg = threadIdx.x / 128 - 1;
+        if (dim <= 64)
+            fa3_consumer<64>(args, smem, sbase, wg, threadIdx.x % 128, q0, bh, n_tiles);
+        else
+            fa3_consumer<128>(args, smem, sbase, wg, threadIdx.x % 128, q0, bh, n_tiles);
+    }
+}
+#endif  // FLASH_PATH == 2 / 3
+#endif  // FLASH_PATH <= 1 / >= 2

@@ -9,6 +9,10 @@ void KernelAdapter::library_stage(int library_op, const Problem&, const CaseTens
                                       std::string(to_string(type())) + " (only fused_mlp has library stages)");
 }
 
+std::vector<BaselineRoute> KernelAdapter::baseline_routes(const Problem& p, const std::vector<at::Tensor>&) const {
+    return {{baseline_name(), [this, p](const std::vector<at::Tensor>& in) { return baseline(p, in); }}};
+}
+
 Tolerance KernelAdapter::tolerance(const Problem& p) const {
     DType d;
     switch (p.dtype) {

@@ -14,6 +14,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ struct CaseTensors {
     at::Tensor workspace;  // uint8, zeroed before each launch; may be undefined when unused
 };
 
+// One way PyTorch computes a problem, timed as a baseline: a name for reports and the call (inputs in
+// the adapter's order, a fresh output in the problem's dtype).
+struct BaselineRoute {
+    std::string name;
+    std::function<at::Tensor(const std::vector<at::Tensor>&)> run;
+};
+
 class KernelAdapter {
 public:
     virtual ~KernelAdapter() = default;
@@ -65,11 +73,18 @@ public:
     virtual at::Tensor reference(const Problem& p, const std::vector<at::Tensor>& inputs) const = 0;
 
     // The strongest PyTorch implementation, in the problem's dtype, writing a fresh tensor
-    // (at::rms_norm, at::layer_norm, SDPA flash backend, at::matmul / cuBLAS, ...). Timed the same way
+    // (at::rms_norm, at::layer_norm, SDPA, at::matmul / cuBLAS, ...). Timed the same way
     // as the candidate.
     virtual at::Tensor baseline(const Problem& p, const std::vector<at::Tensor>& inputs) const = 0;
     // Name shown in reports, e.g. "at::rms_norm".
     virtual std::string baseline_name() const = 0;
+
+    // The baselines timed side by side with the candidate (same run, same inputs, same L2 flushes); the
+    // report keeps the fastest and names it. Default: baseline() as baseline_name(). A type whose
+    // strongest PyTorch path is one of several backends (attention: SDPA's cuDNN, flash and
+    // memory-efficient kernels) lists every backend that accepts these inputs, so the comparison is
+    // against the fastest whatever PyTorch would pick. `inputs` are one set of the timed inputs.
+    virtual std::vector<BaselineRoute> baseline_routes(const Problem& p, const std::vector<at::Tensor>& inputs) const;
 
     // Fills the type's argument struct (contract.cuh, ak_<type>_args) at `args`, which has
     // `args_size` bytes (the launcher checks the size). TMA maps are filled later by the launcher.

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 
@@ -24,7 +25,7 @@ constexpr int kWorkingSets = 2;          // pointer sets the runs alternate betw
 constexpr int kContents = 2;             // pristine input contents the runs are refreshed from
 constexpr std::int64_t kSlackBytes = 64 << 10;  // each run sees the contents shifted by one of 4096 offsets
 
-enum Impl : int { kCandidate = 0, kBaseline = 1, kReference = 2 };
+constexpr int kCandidate = 0;  // then the baseline routes 1 .. n, then the reference candidate
 
 // One candidate's buffers on one working set.
 struct Buffers {
@@ -79,6 +80,20 @@ Buffers make_buffers(const KernelAdapter& adapter, const Problem& p, const Alias
     return b;
 }
 
+// The fastest baseline's name; with several routes, the others' medians follow, so a report shows what
+// the comparison was made against ("SDPA cudnn (fastest of 3; SDPA flash 41.2 us, ...)").
+std::string baseline_route_name(const std::vector<BaselineRoute>& routes, const std::vector<TimingStats>& stats, int best) {
+    std::string others;
+    for (int k = 1; k <= int(routes.size()); ++k) {
+        if (k == best) continue;
+        char us[32];
+        std::snprintf(us, sizeof us, "%.1f", stats[std::size_t(k)].median_us);
+        others += (others.empty() ? "" : ", ") + routes[std::size_t(k - 1)].name + " " + us + " us";
+    }
+    const std::string& name = routes[std::size_t(best - 1)].name;
+    return others.empty() ? name : name + " (fastest of " + std::to_string(routes.size()) + "; " + others + ")";
+}
+
 std::optional<double> datasheet_value(const std::optional<GpuSpec>& spec, DType dt, bool bandwidth) {
     // An approximate match (another GPU's numbers) could be slower than this one: no datasheet bound then.
     if (!spec || spec->approximate() || !spec->supports(dt)) return std::nullopt;
@@ -128,10 +143,16 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
     for (auto& s : ref_samples) s.output = at::empty(out_shape, at::TensorOptions().dtype(adapter.output_dtype(p)).device(at::kCUDA));
     int cand_runs = 0, ref_runs = 0;
 
+    // Implementations: the candidate, every baseline route, then the reference candidate.
+    const std::vector<BaselineRoute> routes = adapter.baseline_routes(p, cand_sets[0].inputs.tensors());
+    if (routes.empty()) throw Error(ErrorKind::Internal, std::string(to_string(req.type)) + " adapter offers no baseline");
+    const int n_routes = int(routes.size());
+    const int kReference = 1 + n_routes;
+    auto is_baseline = [&](int impl) { return impl >= 1 && impl <= n_routes; };
     auto sets_of = [&](int impl) -> std::vector<Buffers>& { return impl == kReference ? ref_sets : cand_sets; };
     RunHooks hooks;
     hooks.before = [&](int impl, int iteration, TimingPhase) {
-        if (impl == kBaseline) return;
+        if (is_baseline(impl)) return;
         Buffers& b = sets_of(impl)[std::size_t(iteration) % kWorkingSets];
         const int j = int(rng() % contents.size());
         b.offsets = random_offsets();
@@ -143,7 +164,7 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
         if (b.workspace && b.reserved_bytes > 0) fill_pattern(b.workspace->payload, b.reserved_bytes, poison.next(ws_format));
     };
     hooks.after = [&](int impl, int iteration, TimingPhase) {
-        if (impl == kBaseline) return;
+        if (is_baseline(impl)) return;
         const Buffers& b = sets_of(impl)[std::size_t(iteration) % kWorkingSets];
         std::vector<Sample>& samples = impl == kReference ? ref_samples : cand_samples;
         const int n = impl == kReference ? ++ref_runs : ++cand_runs;
@@ -158,7 +179,7 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
         }
     };
 
-    const int impls = reference ? 3 : 2;
+    const int impls = 1 + n_routes + (reference ? 1 : 0);
     const CUstream stream = gpu.stream();
     TimingOptions options;
     options.iterations = std::max(0, req.iterations_hint);
@@ -166,11 +187,12 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
         impls,
         [&](int impl, int iteration) {
             const std::size_t w = std::size_t(iteration) % kWorkingSets;
-            switch (impl) {
-            case kCandidate: candidate.enqueue(cand_sets[w].launch, stream); break;
-            case kBaseline: (void)adapter.baseline(p, cand_sets[w].inputs.tensors()); break;
-            default: reference->enqueue(ref_sets[w].launch, stream); break;
-            }
+            if (impl == kCandidate)
+                candidate.enqueue(cand_sets[w].launch, stream);
+            else if (is_baseline(impl))
+                (void)routes[std::size_t(impl - 1)].run(cand_sets[w].inputs.tensors());
+            else
+                reference->enqueue(ref_sets[w].launch, stream);
         },
         options, label, hooks);
     check_cu(cuda_driver().cuStreamSynchronize(stream), label + " (after the timed runs)");
@@ -231,9 +253,12 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
     row.median_us = stats[kCandidate].median_us;
     row.iqr_us = stats[kCandidate].iqr_us;
     row.samples = stats[kCandidate].samples;
-    row.baseline_name = adapter.baseline_name();
-    row.baseline_median_us = stats[kBaseline].median_us;
-    row.baseline_iqr_us = stats[kBaseline].iqr_us;
+    int best = 1;
+    for (int k = 2; k <= n_routes; ++k)
+        if (stats[std::size_t(k)].median_us < stats[std::size_t(best)].median_us) best = k;
+    row.baseline_name = baseline_route_name(routes, stats, best);
+    row.baseline_median_us = stats[std::size_t(best)].median_us;
+    row.baseline_iqr_us = stats[std::size_t(best)].iqr_us;
 
     // Ceilings: a copy of the same bytes and the GEMM of this dtype (both measured once and cached).
     const double bytes = min_bytes(req.type, shape, dt);
@@ -261,9 +286,9 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
     }
     if (reference && !out.reference_failure) {
         TimingRecord r = row;
-        r.median_us = stats[kReference].median_us;
-        r.iqr_us = stats[kReference].iqr_us;
-        r.samples = stats[kReference].samples;
+        r.median_us = stats[std::size_t(kReference)].median_us;
+        r.iqr_us = stats[std::size_t(kReference)].iqr_us;
+        r.samples = stats[std::size_t(kReference)].samples;
         fill_performance(r, req.type, gpu.spec(), mem ? copy : 0, mem ? 0 : gemm);
         const PlausibilityResult pr = plausibility(r.median_us, r.iqr_us);
         if (!pr.plausible)

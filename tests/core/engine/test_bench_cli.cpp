@@ -172,6 +172,15 @@ TEST_F(BenchCli, CompileWithOneDtypeAndAContractError) {
     EXPECT_NE(r.err.find("broken.cu:2: tunable VEC = 3 is not in {1, 2}"), std::string::npos) << r.err;
 }
 
+// A compile that succeeds with messages (warnings, ptxas' "Potential Performance Loss" notes) shows them.
+TEST_F(BenchCli, CompileShowsTheMessagesOfACompileThatSucceeded) {
+    const auto file = write("warns.cu", std::string(kRmsnorm) + "#warning \"tile too small\"\n");
+    const auto r = run({"compile", file.string(), "--dtype", "fp16"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("fp16 compiler messages:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("tile too small"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchCli, CompileErrorInOneDtypeFailsWithItsLog) {
     const auto file = write("fp32only.cu", std::string(kRmsnorm) + "#ifndef AK_DTYPE_FP32\n#error \"only fp32 here\"\n#endif\n");
     const auto r = run({"compile", file.string()});

@@ -8,6 +8,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/SDPBackend.h>
+#include <ATen/native/transformers/cuda/sdp_utils.h>
 
 #include <algorithm>
 #include <cmath>
@@ -96,9 +97,9 @@ public:
         return out.view({a.batch, a.heads, a.seq, a.head_dim});
     }
 
-    // SDPA with is_causal; torch picks its fastest backend for the inputs (sdpa_backend_name says which:
-    // on an H200 with torch 2.11, cuDNN attention for fp16 / bf16 and memory-efficient attention for
-    // fp32, where flash does not apply). TF32 stays off for fp32.
+    // SDPA with is_causal, as a user calls it: torch picks the backend (sdpa_backend_name says which: on
+    // an H200 with torch 2.11, cuDNN attention for fp16 / bf16, since torch prefers cuDNN on sm_90, and
+    // memory-efficient attention for fp32, where neither cuDNN nor flash applies). TF32 stays off.
     at::Tensor baseline(const Problem& p, const std::vector<at::Tensor>& inputs) const override {
         expect_inputs(inputs, 3, type());
         const AttentionDims a = attention_dims(p);
@@ -108,6 +109,49 @@ public:
     }
 
     std::string baseline_name() const override { return "at::scaled_dot_product_attention"; }
+
+    // Torch's pick is not always its fastest kernel, so every SDPA backend that accepts the inputs (by
+    // torch's own checks, sdp::can_use_*) is timed, each called directly, and the report keeps the
+    // fastest: cuDNN attention, FlashAttention-2 (torch's flash backend) and memory-efficient attention.
+    // The name of the backend torch would pick carries ", SDPA's pick". Without any (CPU tensors), the
+    // plain SDPA call.
+    std::vector<BaselineRoute> baseline_routes(const Problem& p, const std::vector<at::Tensor>& inputs) const override {
+        expect_inputs(inputs, 3, type());
+        const AttentionDims a = attention_dims(p);
+        const bool causal = a.causal;
+        const double scale = softmax_scale(a.head_dim);
+        const std::string pick = sdpa_backend_name(p, inputs);
+        const sdp::sdp_params params{inputs[0], inputs[1], inputs[2], std::nullopt, 0.0, causal, false};
+        auto name = [&](const std::string& backend) {
+            return "SDPA " + backend + (backend == pick ? ", SDPA's pick" : "");
+        };
+        const bool cuda = inputs[0].is_cuda();
+        std::vector<BaselineRoute> routes;
+        if (cuda && sdp::can_use_cudnn_attention(params, false))
+            routes.push_back({name("cudnn"), [causal, scale](const std::vector<at::Tensor>& in) {
+                                  const at::NoTF32Guard no_tf32;
+                                  return std::get<0>(at::_scaled_dot_product_cudnn_attention(
+                                      in[0], in[1], in[2], std::nullopt, /*compute_log_sumexp=*/false, 0.0, causal,
+                                      /*return_debug_mask=*/false, scale));
+                              }});
+        if (cuda && sdp::can_use_flash_attention(params, false))
+            routes.push_back({name("flash"), [causal, scale](const std::vector<at::Tensor>& in) {
+                                  const at::NoTF32Guard no_tf32;
+                                  return std::get<0>(at::_scaled_dot_product_flash_attention(
+                                      in[0], in[1], in[2], 0.0, causal, /*return_debug_mask=*/false, scale));
+                              }});
+        if (cuda && sdp::can_use_mem_efficient_attention(params, false))
+            routes.push_back({name("efficient"), [causal, scale](const std::vector<at::Tensor>& in) {
+                                  const at::NoTF32Guard no_tf32;
+                                  return std::get<0>(at::_scaled_dot_product_efficient_attention(
+                                      in[0], in[1], in[2], std::nullopt, /*compute_log_sumexp=*/false, 0.0, causal,
+                                      scale));
+                              }});
+        if (routes.empty())
+            routes.push_back({baseline_name() + " (" + pick + ")",
+                              [this, p](const std::vector<at::Tensor>& in) { return baseline(p, in); }});
+        return routes;
+    }
 
     void fill_args(void* args, std::size_t args_size, const Problem& p, const CaseTensors& t) const override {
         const AttentionDims d = attention_dims(p);

@@ -163,6 +163,27 @@ TEST_P(EveryAdapter, BaselinePassesTheToleranceOnBothInputKinds) {
     }
 }
 
+// The baselines the timing runs side by side: by default the adapter's baseline under its own name.
+// flash_attention times every fused SDPA backend that accepts CUDA inputs; CPU tensors have none, so it
+// falls back to the plain SDPA call and names torch's pick. Every route computes the problem.
+TEST_P(EveryAdapter, BaselineRoutesComputeTheProblemUnderTheBaselinesName) {
+    const Problem p{kernel_type_info(GetParam()).smoke, at::kFloat};
+    at::Generator gen = cpu_generator(5);
+    const std::vector<at::Tensor> inputs = adapter->make_inputs(p, InputKind::Regular, gen);
+    const std::vector<BaselineRoute> routes = adapter->baseline_routes(p, inputs);
+    ASSERT_EQ(routes.size(), 1u) << "CPU tensors offer one route";
+    if (GetParam() == KernelType::FlashAttention) {
+        EXPECT_EQ(routes[0].name, adapter->baseline_name() + " (" + sdpa_backend_name(p, inputs) + ")");
+    } else {
+        EXPECT_EQ(routes[0].name, adapter->baseline_name());
+    }
+    const at::Tensor ref = adapter->reference(p, inputs);
+    const at::Tensor out = routes[0].run(inputs);
+    ASSERT_EQ(out.numel(), ref.numel());
+    EXPECT_LE(worst_excess(out.reshape(ref.sizes()), ref, adapter->tolerance(p)), 0.0);
+    EXPECT_TRUE(at::equal(out, adapter->baseline(p, inputs))) << "the route is the baseline call";
+}
+
 // The same seed gives the same inputs, another seed other inputs (each case's seed is recorded).
 TEST_P(EveryAdapter, InputsAreReproducibleFromTheSeed) {
     const Problem p{kernel_type_info(GetParam()).smoke, at::kBFloat16};

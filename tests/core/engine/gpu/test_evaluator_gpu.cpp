@@ -7,6 +7,7 @@
 #include "engine/evaluator_client.h"
 #include "engine/kernel_contract.h"
 #include "gpu/device_query.h"
+#include "../flash_attention_variants.h"
 #include "util/durable_file.h"
 #include "util/error.h"
 
@@ -207,6 +208,38 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{KernelType::CrossEntropy,
                               {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"ONLINE", "1"}, {"ROW_CACHE", "32"}}}),
     [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The flash_attention variants (flash_attention_variants.h, also compiled by test_engine without a GPU):
+// every one passes the five stages in fp16, bf16 and fp32 (fp32 on the FMA path), the edge sizes (seq 1023
+// and 257, head_dim 64 and 128, causal and not) and the adversarial large logits included.
+std::vector<Variant> flash_attention_suite() {
+    std::vector<Variant> out;
+    for (const auto& settings : test::flash_attention_variants()) out.push_back({KernelType::FlashAttention, settings});
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuFlashAttention, StarterVariantPasses, ::testing::ValuesIn(flash_attention_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// flash_attention is timed against every SDPA backend that takes the inputs (cuDNN, flash, memory-efficient
+// on an H200 in fp16) in the same run; the report names the fastest, the others' medians, and which one
+// at::scaled_dot_product_attention itself would pick.
+TEST(FlashAttention, IsTimedAgainstTheFastestSdpaBackend) {
+    SKIP_WITHOUT_GPU();
+    EvaluationRequest req = request_for(starter_path(KernelType::FlashAttention));
+    req.source = set_tunable(req.source, "MMA", "2");
+    req.dtypes = {DType::fp16};
+    req.timing_shapes = {kernel_type_info(KernelType::FlashAttention).large};
+    const EvaluationResult r = client().evaluate(req);
+    ASSERT_EQ(r.verdict, Verdict::Pass) << explain(r);
+    ASSERT_EQ(r.timing.size(), 1u);
+    const std::string& name = r.timing[0].baseline_name;
+    std::cout << "[sdpa] " << to_string(r.timing[0].shape) << " fp16: " << name << " " << r.timing[0].baseline_median_us
+              << " us\n";
+    EXPECT_EQ(name.rfind("SDPA ", 0), 0u) << name;
+    EXPECT_NE(name.find("fastest of"), std::string::npos) << name;
+    EXPECT_NE(name.find("SDPA's pick"), std::string::npos) << name;
+    EXPECT_NE(name.find("flash"), std::string::npos) << name;
+}
 
 // ---- planted faults -----------------------------------------------------------------------------------
 

@@ -66,6 +66,18 @@ std::optional<KernelType> module_type(std::string_view path) {
     return std::nullopt;
 }
 
+constexpr std::string_view kEvaluateFunction = "autograd::engine::evaluate_function: ";
+
+// An autograd node's own scope: "MmBackward0", "ScaledDotProductCudnnAttentionBackward0".
+bool is_autograd_node(std::string_view name) {
+    if (name.find("::") != std::string_view::npos) return false;
+    while (!name.empty() && std::isdigit(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
+    return name.ends_with("Backward");
+}
+
+// A stack entry of the backward pass: the engine's "evaluate_function: X" or the node X itself.
+bool is_backward_entry(std::string_view name) { return name.starts_with(kEvaluateFunction) || is_autograd_node(name); }
+
 }  // namespace
 
 std::string_view to_string(ClassifiedBy by) {
@@ -83,9 +95,8 @@ std::string type_label(std::optional<KernelType> type) { return type ? std::stri
 
 std::optional<KernelType> classify_op(std::string_view name) {
     if (const auto scope = scope_type(name)) return scope;
-    constexpr std::string_view kAutograd = "autograd::engine::evaluate_function: ";
-    if (name.starts_with(kAutograd)) {
-        name.remove_prefix(kAutograd.size());
+    if (name.starts_with(kEvaluateFunction)) name.remove_prefix(kEvaluateFunction.size());
+    if (is_autograd_node(name)) {
         if (name.starts_with("ScaledDotProduct")) return FlashAttention;
     } else if (name.starts_with("aten::")) {
         name.remove_prefix(6);
@@ -115,15 +126,23 @@ std::optional<KernelType> classify_kernel_name(std::string_view kernel_name) {
     }
     if (n.starts_with("triton_tem_"))
         return has(n, "attention") || has(n, "sdpa") || has(n, "flex") ? FlashAttention : Matmul;
-    // Attention first: cuDNN's and CUTLASS's attention kernels also say cudnn / cutlass / gemm.
+    // Attention first: cuDNN's and CUTLASS's attention kernels also say cudnn / cutlass / gemm. cuDNN's
+    // SDPA backward also runs cudnn::fusion::compute_dot_do_o_specialized (rowsum(dO * O)) and
+    // convert_dq_to_16bits (dQ from its fp32 accumulator).
     if (has(n, "flash") || has(n, "fmha") || has(n, "sdpa") || has(n, "attention") || has(n, "attn_fwd") ||
-        has(n, "attn_bwd"))
+        has(n, "attn_bwd") || has(n, "dot_do_o") || has(n, "convert_dq_to_16bits"))
         return FlashAttention;
     if (has(n, "nll_loss") || has(n, "cross_entropy") || has(n, "logsoftmax") || has(n, "log_softmax"))
         return CrossEntropy;
     if (has(n, "softmax")) return Softmax;
     if (has(n, "rms_norm") || has(n, "rmsnorm")) return RmsNorm;
-    if (has(n, "layer_norm") || has(n, "layernorm")) return LayerNorm;
+    if (has(n, "layer_norm") || has(n, "layernorm")) {
+        // ATen's layer-norm kernels serve RMSNorm too; their last template argument says which
+        // (vectorized_layer_norm_kernel<c10::Half, float, true> is RMSNorm).
+        const std::size_t args_end = n.find(">(");
+        return args_end != std::string::npos && std::string_view(n).substr(0, args_end + 1).ends_with(", true>")
+                   ? RmsNorm : LayerNorm;
+    }
     if (has(n, "rotary") || n.starts_with("rope") || has(n, "_rope") || has(n, "rope_")) return RotaryEmbedding;
     if (has(n, "swiglu") || (has(n, "silu") && has(n, "mul") && has(n, "fused"))) return FusedMlp;
     if (n.starts_with("nvjet") || has(n, "gemm") || has(n, "xmma") || has(n, "cutlass") || has(n, "cublas") ||
@@ -136,15 +155,27 @@ std::optional<KernelType> classify_kernel_name(std::string_view kernel_name) {
 
 Classification classify(std::string_view kernel_name, const OpCall* op, std::string_view model) {
     if (op) {
+        // The backward pass: any autograd entry in the stack. A scope (or a LLaMA module) names the forward
+        // pattern its optimized kernel replaces; the backward kernels run inside it are classified by their
+        // own ops (MmBackward0's GEMMs are matmul, the elementwise backward of silu or rotary is "other").
+        const bool backward = std::ranges::any_of(op->stack, [](const std::string& n) { return is_backward_entry(n); });
+        if (!backward) {
+            for (const std::string& name : op->stack)
+                if (const auto t = scope_type(name)) return {t, ClassifiedBy::Scope, "scope " + name};
+            if (const auto t = scope_type(op->name)) return {t, ClassifiedBy::Scope, "scope " + op->name};
+            if (model.starts_with("llama"))
+                if (const auto t = module_type(op->module_path))
+                    return {t, ClassifiedBy::ModulePath, "module " + op->module_path};
+        }
+        // "evaluate_function: X" itself is skipped: what runs directly in it, outside the node X, is the
+        // engine's work (accumulating gradients with aten::add_, reducing a broadcast bias gradient with
+        // aten::sum), not X's backward.
+        const auto counts = [](const std::string& name) { return !name.starts_with(kEvaluateFunction) && !scope_type(name); };
         for (const std::string& name : op->stack)
-            if (const auto t = scope_type(name)) return {t, ClassifiedBy::Scope, "scope " + name};
-        if (const auto t = scope_type(op->name)) return {t, ClassifiedBy::Scope, "scope " + op->name};
-        if (model.starts_with("llama"))
-            if (const auto t = module_type(op->module_path))
-                return {t, ClassifiedBy::ModulePath, "module " + op->module_path};
-        for (const std::string& name : op->stack)
-            if (const auto t = classify_op(name)) return {t, ClassifiedBy::Op, "op " + name};
-        if (const auto t = classify_op(op->name)) return {t, ClassifiedBy::Op, "op " + op->name};
+            if (counts(name))
+                if (const auto t = classify_op(name)) return {t, ClassifiedBy::Op, "op " + name};
+        if (counts(op->name))
+            if (const auto t = classify_op(op->name)) return {t, ClassifiedBy::Op, "op " + op->name};
     }
     if (const auto t = classify_kernel_name(kernel_name))
         return {t, ClassifiedBy::KernelName, "kernel name"};

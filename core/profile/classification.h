@@ -14,9 +14,15 @@
 //      _efficient_attention_* / _cudnn_attention_* -> flash_attention, aten::rms_norm/_fused_rms_norm -> rmsnorm,
 //      aten::layer_norm/native_layer_norm -> layernorm, aten::softmax/_softmax -> softmax,
 //      aten::cross_entropy_loss/nll_loss*/log_softmax/_log_softmax -> cross_entropy, aten::sum/mean -> reduce,
-//      with their backward ops (aten::*_backward*, autograd's "evaluate_function: MmBackward0" nodes);
+//      with their backward ops (aten::*_backward*, autograd's nodes such as "MmBackward0"). The entry
+//      "autograd::engine::evaluate_function: X" is skipped: what runs directly in it, outside the node X,
+//      is the engine's (gradient-accumulation aten::add_, a broadcast bias gradient's aten::sum -> reduce);
+//   Rules 1 and 2 hold for the forward pass only: a backward kernel (an autograd entry in its stack) inside
+//   a scope or module is classified by its own ops (the MLP's MmBackward0 GEMMs are matmul, silu_backward
+//   is "other"), because the scope's optimized kernel replaces the forward pattern, not its backward;
 //   4. the kernel name (what Hopper launches: nvjet_*, sm90_xmma_*, cutlass*, cudnn* attention,
-//      flash/fmha kernels, triton_*, at::native reduce/softmax/norm kernels, ...);
+//      flash/fmha kernels, triton_*, at::native reduce/softmax/norm kernels, ATen's layer-norm kernels
+//      with a last template argument `true` -> rmsnorm, ...);
 //   5. otherwise "other" (elementwise, copies, fills, ...).
 #include "engine/kernel_type.h"
 #include "profile/profile.h"

@@ -51,11 +51,12 @@ std::optional<Ceilings> roofs(const std::optional<GpuSpec>& spec, const std::opt
     return std::nullopt;
 }
 
-std::optional<Headroom> headroom_of(const BreakdownGroup& g, DType dtype, const std::optional<GpuSpec>& spec,
-                                    const std::optional<MeasuredCeilings>& measured) {
-    if (!g.type || !g.type_shape || g.calls == 0 || g.total_ns == 0) return std::nullopt;
-    const double flops = flop_count(*g.type, *g.type_shape);
-    const double bytes = min_bytes(*g.type, *g.type_shape, dtype);
+// The roofline position of the group's calls as problems of `type` at `shape`.
+std::optional<Headroom> headroom_of(const BreakdownGroup& g, KernelType type, const Shape& shape, DType dtype,
+                                    const std::optional<GpuSpec>& spec, const std::optional<MeasuredCeilings>& measured) {
+    if (g.calls == 0 || g.total_ns == 0) return std::nullopt;
+    const double flops = flop_count(type, shape);
+    const double bytes = min_bytes(type, shape, dtype);
     const auto c = roofs(spec, measured, dtype, static_cast<std::uint64_t>(bytes));
     if (!c || c->peak_tflops <= 0 || c->bandwidth_gb_s <= 0 || bytes <= 0) return std::nullopt;
     const double seconds = double(g.total_ns) / double(g.calls) * 1e-9;
@@ -178,9 +179,12 @@ Breakdown compute_breakdown(const Profile& profile, const BreakdownOptions& opti
             if (const auto mapped = map_shape(*g.type, *gb.representative)) {
                 g.type_shape = mapped->shape;
                 // A pattern's group (a scope or module rule) is one op of several: its shape is the
-                // pattern's, its time only a part, so it has no headroom of its own.
+                // pattern's, its time only a part, so it has no headroom as the pattern. A GEMM of the
+                // pattern (the gate, up or down projection of a fused MLP) has one as a GEMM.
                 if (g.classified_by == ClassifiedBy::Op || g.classified_by == ClassifiedBy::KernelName)
-                    g.headroom = headroom_of(g, mapped->dtype, spec, profile.ceilings);
+                    g.headroom = headroom_of(g, *g.type, *g.type_shape, mapped->dtype, spec, profile.ceilings);
+                else if (const auto gemm = map_shape(KernelType::Matmul, *gb.representative))
+                    g.headroom = headroom_of(g, KernelType::Matmul, gemm->shape, gemm->dtype, spec, profile.ceilings);
             }
         b.groups.push_back(std::move(g));
     }

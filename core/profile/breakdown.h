@@ -27,7 +27,8 @@ struct WhatIf {
     double end_to_end = 0;
 };
 
-// The roofline position of a group at its mapped shape.
+// The roofline position of a group at its mapped shape; for a GEMM inside a pattern (a fused_mlp
+// group of aten::mm), the GEMM's own position as a matmul at its shape.
 struct Headroom {
     bool memory_bound = false;        // judged against the bandwidth roof (else the compute roof)
     double achieved_tflops = 0;

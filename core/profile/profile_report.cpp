@@ -68,7 +68,9 @@ std::string format_profile_report(const Profile& p, const Breakdown& b, const Re
     if (t.activity_sum_ns > t.busy_ns)
         out += "  (streams overlap: " + us(double(t.activity_sum_ns - t.busy_ns) / it / 1000) + " counted once)";
     out += "\n";
-    out += "  GPU wall (first to last activity)            " + us(double(t.wall_ns) / it / 1000) + "\n";
+    out += "  GPU wall (first to last activity)            " + us(double(t.wall_ns) / it / 1000);
+    if (t.wall_ns > 0) out += "  (busy " + pct(double(t.busy_ns) / double(t.wall_ns)) + " of it)";
+    out += "\n";
     out += "  GPU idle (waiting on the host)               " + us(double(t.idle_ns) / it / 1000) + " in " +
            std::to_string(t.idle_gaps) + " gaps, largest " + us(double(t.largest_gap_ns) / 1000) + "\n";
     if (t.host_wall_ms > 0) out += "  host wall                                    " + us(t.host_wall_ms * 1000 / it) + "\n";
@@ -80,6 +82,14 @@ std::string format_profile_report(const Profile& p, const Breakdown& b, const Re
                format_fixed((p.overhead->profiled_iteration_ms / p.overhead->unprofiled_iteration_ms - 1) * 100, 1) +
                "%)\n";
     for (const auto& w : p.warnings) out += "  warning: " + w + "\n";
+    // Amdahl over GPU time holds end to end only while the GPU is the bottleneck.
+    if (t.wall_ns > 0 && double(t.idle_ns) >= 0.2 * double(t.wall_ns)) {
+        out += "  note: the GPU waits on the host " + pct(double(t.idle_ns) / double(t.wall_ns)) + " of its wall time";
+        if (p.overhead && p.overhead->unprofiled_iteration_ms > 0 &&
+            p.overhead->profiled_iteration_ms > 1.2 * p.overhead->unprofiled_iteration_ms)
+            out += " (in part the profiler's own overhead)";
+        out += ";\n        the speedups below are of GPU time and reach the wall clock only while the GPU is the bottleneck\n";
+    }
 
     out += "\nkernel types (share of GPU time; end-to-end speedup if the type got 1.5x/2x/3x/5x faster)\n";
     out += pad("type", 17) + pad("per iter", 11) + pad("share", 7) + pad("kernels", 8) + pad("1.5x", 7) + pad("2x", 7) +
@@ -91,7 +101,7 @@ std::string format_profile_report(const Profile& p, const Breakdown& b, const Re
         out += times(ty.limit) + "\n";
     }
 
-    out += "\ntop groups (op, input shapes; achieved rate and % of the ceiling at the type's shape)\n";
+    out += "\ntop groups (op, input shapes; achieved rate and % of the ceiling at the type's shape, a pattern's GEMM as a GEMM)\n";
     out += pad("type", 17) + pad("share", 7) + pad("per iter", 11) + pad("calls", 6) + pad("achieved", 15) +
            pad("% ceil", 7) + pad("at ceiling", 11) + pad("2x", 7) + "op and shapes\n";
     std::size_t shown = 0;

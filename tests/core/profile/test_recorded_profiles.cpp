@@ -143,6 +143,13 @@ TEST(RecordedProfiles, Llama7bLayersFp16Inference) {
     EXPECT_EQ(top.type, KernelType::FusedMlp);
     EXPECT_EQ(top.op, "aten::mm");
     EXPECT_EQ(to_string(*top.type_shape), "8192x4096x11008");
+    // The gate/up GEMM of the MLP has its rate as a GEMM: 2*M*N*K per call.
+    ASSERT_TRUE(top.headroom);
+    const double seconds = double(top.total_ns) / double(top.calls) * 1e-9;
+    EXPECT_NEAR(top.headroom->achieved_tflops, 2.0 * 8192 * 11008 * 4096 / seconds / 1e12, 1e-6);
+    EXPECT_FALSE(top.headroom->memory_bound);
+    for (const BreakdownGroup* g : groups_of(b, KernelType::FusedMlp))
+        if (g->op == "aten::silu" || g->op == "aten::mul") EXPECT_FALSE(g->headroom) << g->op;
     const auto mm = groups_of(b, KernelType::Matmul);
     EXPECT_EQ(to_string(*mm.front()->type_shape), "8192x32000x4096");
     EXPECT_EQ(mm.front()->module_path, "lm_head");

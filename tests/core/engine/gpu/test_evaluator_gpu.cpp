@@ -8,6 +8,7 @@
 #include "engine/kernel_contract.h"
 #include "gpu/device_query.h"
 #include "../flash_attention_variants.h"
+#include "../row_kernel_variants.h"
 #include "util/durable_file.h"
 #include "util/error.h"
 
@@ -218,6 +219,22 @@ std::vector<Variant> flash_attention_suite() {
     return out;
 }
 INSTANTIATE_TEST_SUITE_P(GpuFlashAttention, StarterVariantPasses, ::testing::ValuesIn(flash_attention_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The row starters' long-row variants (row_kernel_variants.h, also compiled by test_engine without a GPU):
+// the peeled vector body, rows staged in shared memory and rows split across clusters pass the five stages
+// in fp16, bf16 and fp32, the odd-length rows (50257, 4097, 1537, 1023 columns, where every row starts at
+// another element offset) and the short rows of the edge stage included.
+std::vector<Variant> row_kernel_suite() {
+    std::vector<Variant> out;
+    for (const auto& v : test::row_kernel_variants()) {
+        const auto type = parse_kernel_type(v.type);
+        if (!type) throw Error(ErrorKind::BadFormat, "row_kernel_variants.h: unknown kernel type " + v.type);
+        out.push_back({*type, v.tunables});
+    }
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuRowVariants, StarterVariantPasses, ::testing::ValuesIn(row_kernel_suite()),
                          [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
 
 // flash_attention is timed against every SDPA backend that takes the inputs (cuDNN, flash, memory-efficient

@@ -86,7 +86,7 @@ long=4096x50257,8192x50257
 norm=4096x8192,8192x8192,8192x32768
 # ---- 1. bench: softmax and cross_entropy first (the largest gaps) ------------------------------
 bench softmax $long 30 BLOCK_THREADS=1024,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
-bench cross_entropy $long 24 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1,FUSED_MEAN=1 BLOCK_THREADS=1024,VEC=8,UNROLL=2,ONLINE=1,FAST_EXP=1
+bench cross_entropy $long 24 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1,FUSED_MEAN=1 BLOCK_THREADS=256,VEC=8,UNROLL=8,ONLINE=1,FAST_EXP=1
 
 # ---- 2. GPU suite (the row variants), as far as its time allows ------------------------------------------
 suite_cap=$(( $(left) - 48 )); (( suite_cap > 45 )) && suite_cap=45
@@ -103,8 +103,8 @@ else
 fi
 
 # ---- 1b. bench rmsnorm and reduce ----------------------------------------------------------------------
-bench rmsnorm $norm 20 BLOCK_THREADS=1024,VEC=8,ROW_CACHE=32 BLOCK_THREADS=1024,VEC=8,SMEM_ROW=100
-bench reduce $norm 18 BLOCK_THREADS=512,VEC=8,UNROLL=8 BLOCK_THREADS=256,VEC=8,UNROLL=4
+bench rmsnorm $norm 20 BLOCK_THREADS=1024,VEC=8,SMEM_ROW=100 BLOCK_THREADS=256,VEC=8,UNROLL=2,ROW_CACHE=32
+bench reduce $norm 18 BLOCK_THREADS=128,VEC=8,UNROLL=8 BLOCK_THREADS=256,VEC=8,UNROLL=4
 
 # ---- 3. the search climb ----------------------------------------------------------------------------------
 l=$(( $(left) - 6 ))

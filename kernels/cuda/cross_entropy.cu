@@ -80,6 +80,7 @@
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 constexpr bool kFastExp = FAST_EXP != 0;
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
@@ -224,9 +225,9 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_
     if (!done) {
         const int cols = active ? args.cols : 0;
         float row_max, sum;
-        if (VEC > 1 && (PEEL != 0 || (args.cols % VEC == 0 && ak_aligned<VEC>(args.logits)))) {
-            const ak_row_part p = ak_row_share<VEC>(ak_split_row<VEC>(x, cols), rank, CLUSTER);
-            row_stats<VEC>(x, p, lane, scratch, xch, group, row_max, sum);
+        if (kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.logits)))) {
+            const ak_row_part p = ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER);
+            row_stats<kVec>(x, p, lane, scratch, xch, group, row_max, sum);
         } else {
             const ak_row_part p = ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER);
             row_stats<1>(x, p, lane, scratch, xch, group, row_max, sum);

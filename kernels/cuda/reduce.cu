@@ -40,6 +40,7 @@
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
               "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
@@ -84,8 +85,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_reduce
     const int rank = CLUSTER > 1 ? ak_cluster_rank() : 0;
 
     float sum;
-    if (VEC > 1 && (PEEL != 0 || (args.cols % VEC == 0 && ak_aligned<VEC>(args.x))))
-        sum = part_sum<VEC>(x, ak_row_share<VEC>(ak_split_row<VEC>(x, cols), rank, CLUSTER), lane, scratch);
+    if (kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x))))
+        sum = part_sum<kVec>(x, ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER), lane, scratch);
     else
         sum = part_sum<1>(x, ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER), lane, scratch);
     if constexpr (CLUSTER > 1) sum = ak_cluster_sum<CLUSTER>(sum, xch, group, lane == 0);

@@ -24,7 +24,7 @@
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers between the passes (0: re-read the row)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
-// @autokernel tunable SMEM_ROW = 0 {0, 24, 48, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -52,6 +52,7 @@
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
@@ -157,11 +158,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_rmsnor
             return;
         }
     }
-    const bool vector_ok = VEC > 1 && (PEEL != 0 || (args.cols % VEC == 0 && ak_aligned<VEC>(args.x) &&
-                                                      ak_aligned<VEC>(args.y) && ak_aligned<VEC>(args.weight)));
+    const bool vector_ok = kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x) &&
+                                                      ak_aligned<kVec>(args.y) && ak_aligned<kVec>(args.weight)));
     if (vector_ok)  // the same for every thread of the block: no divergence around the reductions
-        rmsnorm_part<VEC, kUnroll>(x, args.weight, y, ak_split_row<VEC>(x, cols), ak_coaligned<VEC>(x, y),
-                                   ak_coaligned<VEC>(x, args.weight), args.cols, args.eps, lane, scratch);
+        rmsnorm_part<kVec, kUnroll>(x, args.weight, y, ak_split_row<kVec>(x, cols), ak_coaligned<kVec>(x, y),
+                                   ak_coaligned<kVec>(x, args.weight), args.cols, args.eps, lane, scratch);
     else
         rmsnorm_part<1, kUnroll>(x, args.weight, y, ak_split_row<1>(x, cols), true, true, args.cols, args.eps, lane,
                                  scratch);

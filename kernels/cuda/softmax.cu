@@ -34,7 +34,7 @@
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- uncached rows: max and sum of exp in one pass (online rescaling)
 // @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
-// @autokernel tunable SMEM_ROW = 0 {0, 24, 48, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -72,6 +72,7 @@
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 constexpr bool kFastExp = FAST_EXP != 0;
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
@@ -250,11 +251,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_softma
             return;
         }
     }
-    const bool vector_ok = VEC > 1 && (PEEL != 0 || (args.cols % VEC == 0 && ak_aligned<VEC>(args.x) &&
-                                                      ak_aligned<VEC>(args.y)));
+    const bool vector_ok = kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x) &&
+                                                      ak_aligned<kVec>(args.y)));
     if (vector_ok) {
-        const ak_row_part p = ak_row_share<VEC>(ak_split_row<VEC>(x, cols), rank, CLUSTER);
-        softmax_stream<VEC>(x, y, p, ak_coaligned<VEC>(x, y), lane, scratch, xch, group);
+        const ak_row_part p = ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER);
+        softmax_stream<kVec>(x, y, p, ak_coaligned<kVec>(x, y), lane, scratch, xch, group);
     } else {
         const ak_row_part p = ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER);
         softmax_stream<1>(x, y, p, true, lane, scratch, xch, group);

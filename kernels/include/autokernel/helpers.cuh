@@ -387,6 +387,10 @@ __device__ __forceinline__ void ak_max_add(const float (&v)[V], float& run_max) 
 
 // ---- a row part staged in shared memory (cp.async, sm_80+) -------------------------------------------
 
+// The vector width the peeled paths use for a VEC tunable: VEC elements, at most 16 bytes (the widest load
+// of sm_90; a 32-byte fp32 "vector" would be two loads and costs registers, or spills).
+#define AK_VEC16(v) ((v) * int(sizeof(ak_t)) > 16 ? 16 / int(sizeof(ak_t)) : (v))
+
 // Elements per 16-byte cp.async copy.
 #define AK_STAGE_V (16 / int(sizeof(ak_t)))
 

@@ -67,6 +67,10 @@ static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80
 #endif
 
 constexpr int kStageBytesPerRow = SMEM_ROW * 1024 / ROWS_PER_BLOCK / 16 * 16;
+// Blocks per SM that SMEM_ROW leaves room for (228 KB per SM, 1 KB of it reserved per block), at most 1024
+// threads' worth: __launch_bounds__ sets the register budget for that many, so the registers do not cap
+// the rows in flight below what the shared memory holds (a budget for 2048 threads, 32 registers, spills).
+constexpr int kStageBlocks = SMEM_ROW == 0 ? 1 : (228 / (SMEM_ROW + 1) < 1024 / BLOCK_THREADS ? 228 / (SMEM_ROW + 1) : 1024 / BLOCK_THREADS);
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
@@ -122,7 +126,7 @@ __device__ __forceinline__ void rmsnorm_row_cached(const ak_t* x, const ak_t* w,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_rmsnorm_args args) {
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_rmsnorm_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];
     const int group = threadIdx.x / kThreadsPerRow;
     const int lane = threadIdx.x % kThreadsPerRow;

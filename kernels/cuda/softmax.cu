@@ -94,6 +94,10 @@ static_assert(CLUSTER == 1, "CLUSTER uses thread-block clusters and distributed 
 #endif
 
 constexpr int kStageBytesPerRow = SMEM_ROW * 1024 / ROWS_PER_BLOCK / 16 * 16;
+// Blocks per SM that SMEM_ROW leaves room for (228 KB per SM, 1 KB of it reserved per block), at most 1024
+// threads' worth: __launch_bounds__ sets the register budget for that many, so the registers do not cap
+// the rows in flight below what the shared memory holds (a budget for 2048 threads, 32 registers, spills).
+constexpr int kStageBlocks = SMEM_ROW == 0 ? 1 : (228 / (SMEM_ROW + 1) < 1024 / BLOCK_THREADS ? 228 / (SMEM_ROW + 1) : 1024 / BLOCK_THREADS);
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
@@ -215,7 +219,7 @@ __device__ __forceinline__ void softmax_row_cached(const ak_t* x, ak_t* y, int c
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_softmax_args args) {
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_softmax_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
     const int group = threadIdx.x / kThreadsPerRow;

@@ -51,13 +51,14 @@ bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B: A is the candidate, B the 
   timeout "$cap" "$bin/autokernel" bench "$fa" --type "$type" --dtype fp16 --check-dtypes fp16 --shapes "$shapes" \
     --timeout $((cap - 3)) --reference "$fb" --json > "$work/bench-$type.json" 2> "$work/bench-$type.err"
   echo "rc=$? (0 PASS, 1 FAIL/COMPILE_ERROR/TIMEOUT/CRASH, 124 killed by the job's timeout)" | tee -a "$log"
-  python3 - "$work/bench-$type.json" "$type" "$a" "$b" >> "$tsv" 2>> "$log" <<'PY'
+  python3 - "$work/bench-$type.json" "$type" "$a" "$b" "$work/bench-$type.err" >> "$tsv" 2>> "$log" <<'PY'
 import json, sys
-path, typ, a, b = sys.argv[1:5]
+path, typ, a, b, err = sys.argv[1:6]
 try:
     r = json.load(open(path))
 except Exception as e:
-    print(f"# {typ}: no JSON ({e})", file=sys.stderr); sys.exit(0)
+    tail = open(err, errors='replace').read()[-1500:].replace('\n', '\n  ')
+    print(f"# {typ}: no JSON ({e}); stderr:\n  {tail}", file=sys.stderr); sys.exit(0)
 print(f"# {typ} A: {r.get('verdict')}", file=sys.stderr)
 if r.get('verdict') != 'PASS' or r.get('detail'):
     print("  detail: " + str(r.get('detail', ''))[:2500], file=sys.stderr)
@@ -79,7 +80,6 @@ for t in r.get('timing', []):
     print(f"  {s}: A {t['median_us']:.1f} us ({pct(t)} % of copy), B {rt['median_us'] if rt else 0:.1f} us "
           f"({pct(rt) if rt else '-'} %), {name} {t['baseline_median_us']:.1f} us", file=sys.stderr)
 PY
-  grep -vE "^\s*$" "$work/bench-$type.err" | head -c 1200 >> "$log"
 }
 
 long=4096x50257,8192x50257
@@ -97,6 +97,7 @@ if (( suite_cap > 10 )); then
   AK_WORKER_LOG=$work/worker.log timeout "$suite_cap" stdbuf -oL "$bin/test_evaluator_gpu" \
     --gtest_filter='GpuRowVariants/StarterVariantPasses.*' > "$work/suite.log" 2>&1
   echo "suite exit $? (124: cut by the job's cap; the variants not listed did not run)" | tee -a "$log"
+  grep -qE "^\[ RUN" "$work/suite.log" || head -c 1500 "$work/suite.log" | tee -a "$log"
   grep -E "^\[variant\]|^\[  FAILED|^\[  PASSED|^\[       OK|tests ran" "$work/suite.log" | cut -c1-300 | tee -a "$log"
   grep -B2 -A14 "Failure" "$work/suite.log" | cut -c1-600 | head -100 >> "$log"
   grep -iE "illegal|error|fault|misaligned" "$work/worker.log" 2>/dev/null | head -10 >> "$log"
@@ -118,8 +119,8 @@ if (( l > 15 )); then
   timeout -s INT "$l" "$bin/autokernel" run "$s" --agent search --kernel softmax --budget 15 \
     --target-speedup 0 >> "$work/run.log" 2>&1
   echo "run exit $?" | tee -a "$log"
+  grep -qE "exp [0-9]+" "$work/run.log" || tail -c 1500 "$work/run.log" | tee -a "$log"
   grep -E "exp [0-9]+ .*(kept|reverted|FAIL|COMPILE|CRASH)" "$work/run.log" | sed -E 's/^\[[0-9:]+\] //' | cut -c1-200 | tee -a "$log"
-  grep -iE "error|usage" "$work/run.log" | head -5 | tee -a "$log"
 else
   say "search skipped: ${l}s left"
 fi

@@ -22,6 +22,10 @@
 //   CLUSTER > 1   splits every row across a cluster of CLUSTER blocks (sm_90): each block takes a
 //                 contiguous share, and the blocks combine their (max, sum) through distributed shared
 //                 memory in rank order (deterministic). With SMEM_ROW each block stages only its share.
+//   PIPELINE = 1  (with SMEM_ROW) a persistent grid (AK_GRID_PERSISTENT, as many blocks per SM as the
+//                 shared memory holds) whose blocks loop over rows with SMEM_ROW split into two buffers:
+//                 the next row's cp.async copies are in flight while this row is reduced and written, so
+//                 every SM keeps reading while it computes. One row per block, no cluster.
 //   UNROLL        batches UNROLL vector loads before using any (memory-level parallelism) and folds them
 //                 into the online statistics together (one rescale per batch).
 //
@@ -36,6 +40,7 @@
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
+// @autokernel tunable PIPELINE = 0 {0, 1} tier 3 -- with SMEM_ROW: persistent blocks stage the next row (cp.async) while they finish this one
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -69,6 +74,9 @@
 #ifndef CLUSTER
 #define CLUSTER 1
 #endif
+#ifndef PIPELINE
+#define PIPELINE 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -86,6 +94,9 @@ static_assert(CLUSTER == 1 || ROW_CACHE == 0,
 static_assert(SMEM_ROW <= 226, "SMEM_ROW: at most 226 KiB of shared memory per block (227 KB on Hopper)");
 static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
               "SMEM_ROW: at least 1 KiB of shared memory per row (SMEM_ROW * 1024 / ROWS_PER_BLOCK)");
+static_assert(PIPELINE == 0 || SMEM_ROW > 0, "PIPELINE double-buffers the SMEM_ROW stage: it needs SMEM_ROW > 0");
+static_assert(PIPELINE == 0 || (ROWS_PER_BLOCK == 1 && CLUSTER == 1),
+              "PIPELINE loops one row per block at a time: it needs ROWS_PER_BLOCK = 1 and CLUSTER = 1");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
 #endif
@@ -102,9 +113,9 @@ constexpr int kStageBlocks = SMEM_ROW == 0 ? 1 : (228 / (SMEM_ROW + 1) < 1024 / 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ BLOCK_THREADS, 1, 1,
-    /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
+    /* grid */ PIPELINE ? AK_GRID_PERSISTENT : AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
     /* tile_m, tile_n */ 0, 0,
-    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* grid_x (PIPELINE: blocks per SM), grid_y, grid_z */ PIPELINE ? kStageBlocks : 0, 0, 0,
     /* dynamic_smem_bytes */ SMEM_ROW * 1024,
     /* cluster: CLUSTER blocks along y share a row (grid.y = CLUSTER) */ 0, CLUSTER > 1 ? CLUSTER : 0, 0,
 };
@@ -152,13 +163,11 @@ __device__ __forceinline__ void softmax_stream(const ak_t* x, ak_t* y, const ak_
                                                    [&](float v, float) { return ak_exp<kFastExp>(v - row_max) * inv_sum; });
 }
 
-// Part `p` of the row (split for AK_STAGE_V) staged in shared memory: one HBM read, the max and the sum
-// of exp from shared memory, the normalized write from shared memory.
-__device__ __forceinline__ void softmax_staged(const ak_t* x, ak_t* y, const ak_row_part& p, bool y_vec, int lane,
-                                               float* scratch, float* xch, int slot, ak_t* stage) {
+// Part `p` of the row (split for AK_STAGE_V) from its copy in shared memory (`s`: element c is column c,
+// ak_stage_part's pointer, the copies waited for): the max and the sum of exp, then the normalized write.
+__device__ __forceinline__ void softmax_from_stage(const ak_t* s, ak_t* y, const ak_row_part& p, bool y_vec, int lane,
+                                                   float* scratch, float* xch, int slot) {
     constexpr int kV = AK_STAGE_V;
-    const ak_t* s = ak_stage_part<kThreadsPerRow>(x, p, stage, lane);
-    ak_stage_wait();
     float row_max = AK_NEG_INF;
     ak_part_fold<kV, kThreadsPerRow, 1>(s, p, lane, [&](const auto& v) { ak_max_add(v, row_max); });
     row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
@@ -178,6 +187,70 @@ __device__ __forceinline__ void softmax_staged(const ak_t* x, ak_t* y, const ak_
     const float inv_sum = 1.0f / sum;
     ak_part_map<kV, kThreadsPerRow, 1, false>(s, nullptr, y, p, y_vec, false, lane,
                                               [&](float v, float) { return ak_exp<kFastExp>(v - shift) * inv_sum; });
+}
+
+// Part `p` of the row staged in shared memory: one HBM read, both passes from shared memory.
+__device__ __forceinline__ void softmax_staged(const ak_t* x, ak_t* y, const ak_row_part& p, bool y_vec, int lane,
+                                               float* scratch, float* xch, int slot, ak_t* stage) {
+    const ak_t* s = ak_stage_part<kThreadsPerRow>(x, p, stage, lane);
+    ak_stage_wait();
+    softmax_from_stage(s, y, p, y_vec, lane, scratch, xch, slot);
+}
+
+// A whole row streamed (no stage), split for the peeled vector body when VEC allows.
+__device__ __forceinline__ void softmax_streamed_row(const ak_softmax_args& args, const ak_t* x, ak_t* y, int cols,
+                                                     int lane, float* scratch, float* xch, int slot, int rank) {
+    const bool vector_ok = kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x) &&
+                                                      ak_aligned<kVec>(args.y)));
+    if (vector_ok) {
+        const ak_row_part p = ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER);
+        softmax_stream<kVec>(x, y, p, ak_coaligned<kVec>(x, y), lane, scratch, xch, slot);
+    } else {
+        const ak_row_part p = ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER);
+        softmax_stream<1>(x, y, p, true, lane, scratch, xch, slot);
+    }
+}
+
+// PIPELINE: persistent blocks, rows blockIdx.x, + gridDim.x, ...; SMEM_ROW as two buffers, the next row's
+// copies issued before this row is reduced (cp.async.wait_group 1 waits for all but the newest group).
+// Rows too long for a buffer stream instead.
+__device__ __forceinline__ void softmax_pipelined(const ak_softmax_args& args, float* scratch, float* xch) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    constexpr int kV = AK_STAGE_V;
+    constexpr int kBufBytes = SMEM_ROW * 1024 / 2 / 16 * 16;
+    const int lane = threadIdx.x;
+    const long long step = gridDim.x;
+    if (ak_stage_elems(args.cols + kV) * (int)sizeof(ak_t) > kBufBytes) {  // the same in every block
+        for (long long row = blockIdx.x; row < args.rows; row += step)
+            softmax_streamed_row(args, args.x + row * args.cols, args.y + row * args.cols, args.cols, lane, scratch,
+                                 xch, 0, 0);
+        return;
+    }
+    ak_t* buf[2] = {reinterpret_cast<ak_t*>(smem), reinterpret_cast<ak_t*>(smem + kBufBytes)};
+    long long row = blockIdx.x;
+    const ak_t* cur = nullptr;
+    if (row < args.rows) {
+        const ak_t* x = args.x + row * args.cols;
+        cur = ak_stage_part<BLOCK_THREADS>(x, ak_split_row<kV>(x, args.cols), buf[0], lane);
+    }
+    for (int b = 0; row < args.rows; row += step, b ^= 1) {
+        const long long next = row + step;
+        const ak_t* upcoming = nullptr;
+        if (next < args.rows) {
+            const ak_t* xn = args.x + next * args.cols;
+            upcoming = ak_stage_part<BLOCK_THREADS>(xn, ak_split_row<kV>(xn, args.cols), buf[b ^ 1], lane);
+        } else {
+            asm volatile("cp.async.commit_group;" ::: "memory");  // an empty group keeps the count
+        }
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+        __syncthreads();
+        const ak_t* x = args.x + row * args.cols;
+        ak_t* y = args.y + row * args.cols;
+        softmax_from_stage(cur, y, ak_split_row<kV>(x, args.cols), ak_coaligned<kV>(x, y), lane, scratch, xch, 0);
+        __syncthreads();  // every thread is done with buf[b] before the next iteration refills it
+        cur = upcoming;
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
 // The same row with the thread's share held in registers: V-element chunks lane, lane + threads per
@@ -222,6 +295,10 @@ __device__ __forceinline__ void softmax_row_cached(const ak_t* x, ak_t* y, int c
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_softmax_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
+    if constexpr (PIPELINE != 0) {
+        softmax_pipelined(args, scratch, xch);
+        return;
+    }
     const int group = threadIdx.x / kThreadsPerRow;
     const int lane = threadIdx.x % kThreadsPerRow;
     const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;
@@ -255,13 +332,5 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
             return;
         }
     }
-    const bool vector_ok = kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x) &&
-                                                      ak_aligned<kVec>(args.y)));
-    if (vector_ok) {
-        const ak_row_part p = ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER);
-        softmax_stream<kVec>(x, y, p, ak_coaligned<kVec>(x, y), lane, scratch, xch, group);
-    } else {
-        const ak_row_part p = ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER);
-        softmax_stream<1>(x, y, p, true, lane, scratch, xch, group);
-    }
+    softmax_streamed_row(args, x, y, cols, lane, scratch, xch, group, rank);
 }

@@ -85,9 +85,10 @@ PY
 long=4096x50257,8192x50257
 norm=4096x8192,8192x8192,8192x32768
 # ---- 1. bench: softmax and cross_entropy first (the largest gaps) ------------------------------
-# softmax: the row staged in shared memory (one block of 512 threads per row, two per SM) against half a
-# row per block in a cluster of two (256 threads, four blocks per SM); later the streaming one-pass body.
-bench softmax $long 28 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=256,VEC=8,FAST_EXP=1,SMEM_ROW=52,CLUSTER=2
+# softmax: the row staged in shared memory (one block of 512 threads per row, two per SM) against the
+# double-buffered persistent stage (PIPELINE, one block of 1024 threads per SM); later half a row per block
+# in a cluster of two (256 threads, four blocks per SM) against the streaming one-pass body.
+bench softmax $long 28 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=1024,VEC=8,SMEM_ROW=200,PIPELINE=1,FAST_EXP=1
 bench cross_entropy $long 24 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1,FUSED_MEAN=1 BLOCK_THREADS=256,VEC=8,UNROLL=8,ONLINE=1,FAST_EXP=1
 
 # ---- 2. GPU suite (the row variants), as far as its time allows ------------------------------------------
@@ -108,7 +109,7 @@ fi
 # ---- 1b. bench rmsnorm and reduce, then the streaming softmax ---------------------------------------------
 bench rmsnorm $norm 18 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100 BLOCK_THREADS=256,VEC=8,UNROLL=2,ROW_CACHE=32
 bench reduce $norm 16 BLOCK_THREADS=128,VEC=8,UNROLL=8 BLOCK_THREADS=256,VEC=8,UNROLL=4
-bench softmax $long 18 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1 BLOCK_THREADS=256,VEC=8,UNROLL=2,ONLINE=1,FAST_EXP=1
+bench softmax $long 18 BLOCK_THREADS=256,VEC=8,FAST_EXP=1,SMEM_ROW=52,CLUSTER=2 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
 
 # ---- 3. the search climb ----------------------------------------------------------------------------------
 l=$(( $(left) - 6 ))

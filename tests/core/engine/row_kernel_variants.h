@@ -17,7 +17,8 @@ struct RowKernelVariant {
 
 // Together they cover every path: the peeled vector body (head, body, tail; y stored as vectors) with
 // batched loads, one-pass (online) and two-pass statistics; rows staged in shared memory by cp.async
-// (one and several rows per block, rows too long for the stage falling back to streaming); rows split
+// (one and several rows per block, rows too long for the stage falling back to streaming), also double
+// buffered by persistent blocks (PIPELINE: 200 KiB holds two fp16 rows of 50257; 52 KiB streams them); rows split
 // across clusters of 2, 4 and 8 blocks with distributed shared memory reductions, streamed and staged;
 // the fused mean of cross_entropy under a cluster.
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
@@ -29,6 +30,8 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"CLUSTER", "4"}}},
         {"softmax", {{"BLOCK_THREADS", "256"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "52"}, {"CLUSTER", "2"}}},
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}}},
+        {"softmax", {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "200"}, {"PIPELINE", "1"}}},
+        {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "52"}, {"PIPELINE", "1"}}},
         {"cross_entropy", {{"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
         {"cross_entropy", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}}},
         {"cross_entropy", {{"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"FUSED_MEAN", "1"}, {"CLUSTER", "8"}}},

@@ -28,7 +28,7 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"softmax", {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},
         {"softmax", {{"BLOCK_THREADS", "512"}, {"ROWS_PER_BLOCK", "4"}, {"VEC", "8"}, {"SMEM_ROW", "52"}, {"FAST_EXP", "1"}}},
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"CLUSTER", "4"}}},
-        {"softmax", {{"BLOCK_THREADS", "256"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "52"}, {"CLUSTER", "2"}}},
+        {"softmax", {{"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "52"}, {"CLUSTER", "2"}}},  // 256 threads
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}}},
         {"softmax", {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "200"}, {"PIPELINE", "1"}}},
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "52"}, {"PIPELINE", "1"}}},

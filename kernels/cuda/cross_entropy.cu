@@ -14,6 +14,10 @@
 //                 PEEL = 0: such rows take the scalar path.
 //   UNROLL        batches UNROLL vector loads before using any, folded into the online statistics
 //                 together (one rescale per batch).
+//   SMEM_ROW > 0  stages each row in SMEM_ROW KiB of dynamic shared memory per block (split among its
+//                 ROWS_PER_BLOCK rows) with 16-byte cp.async copies, all issued at once (the whole row in
+//                 flight, no registers held), then the max and the sum of exp from shared memory. Rows
+//                 that do not fit stream. One row, one pass over HBM, either way.
 //   CLUSTER > 1   splits every row across a cluster of CLUSTER blocks (sm_90): each takes a contiguous
 //                 share, the (max, sum) pairs are combined through distributed shared memory in rank
 //                 order; rank 0 writes the row's loss.
@@ -40,6 +44,7 @@
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
 // @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -77,6 +82,9 @@
 #ifndef CLUSTER
 #define CLUSTER 1
 #endif
+#ifndef SMEM_ROW
+#define SMEM_ROW 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -88,6 +96,17 @@ static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreads
 static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8,
               "CLUSTER: 1, 2, 4 or 8 blocks per row (8 is the portable cluster maximum)");
+static_assert(SMEM_ROW == 0 || ROW_CACHE == 0, "SMEM_ROW and ROW_CACHE both hold the row: choose one");
+static_assert(SMEM_ROW == 0 || CLUSTER == 1, "SMEM_ROW stages whole rows: it needs CLUSTER = 1");
+static_assert(SMEM_ROW <= 226, "SMEM_ROW: at most 226 KiB of shared memory per block (227 KB on Hopper)");
+static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
+              "SMEM_ROW: at least 1 KiB of shared memory per row (SMEM_ROW * 1024 / ROWS_PER_BLOCK)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
+#endif
+constexpr int kStageBytesPerRow = SMEM_ROW * 1024 / ROWS_PER_BLOCK / 16 * 16;
+// Blocks per SM that SMEM_ROW leaves room for (at most 1024 threads' registers; see softmax.cu).
+constexpr int kStageBlocks = SMEM_ROW == 0 ? 1 : (228 / (SMEM_ROW + 1) < 1024 / BLOCK_THREADS ? 228 / (SMEM_ROW + 1) : 1024 / BLOCK_THREADS);
 static_assert(CLUSTER == 1 || ROW_CACHE == 0,
               "CLUSTER splits a row across blocks, ROW_CACHE holds a whole row in one block's registers: choose one");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -102,7 +121,7 @@ AK_LAUNCH(0) = {
     /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
     /* tile_m, tile_n */ 0, 0,
     /* grid_x, grid_y, grid_z */ 0, 0, 0,
-    /* dynamic_smem_bytes */ 0,
+    /* dynamic_smem_bytes */ SMEM_ROW * 1024,
     /* cluster: CLUSTER blocks along y share a row (grid.y = CLUSTER) */ 0, CLUSTER > 1 ? CLUSTER : 0, 0,
     /* tma_box_rows */ {0, 0, 0},
     /* tma_box_cols */ {0, 0, 0},
@@ -199,7 +218,7 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
     return finish_loss(x, cols, target, row_max, sum);
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_entropy_args args) {
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_cross_entropy_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
     const int group = threadIdx.x / kThreadsPerRow;
@@ -212,6 +231,27 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_
 
     float loss = 0.f;
     bool done = false;
+    if constexpr (SMEM_ROW > 0) {  // CLUSTER == 1 here; rows that do not fit stream below
+        extern __shared__ __align__(16) unsigned char smem[];
+        constexpr int kV = AK_STAGE_V;
+        if (ak_stage_elems(args.cols + kV) * (int)sizeof(ak_t) <= kStageBytesPerRow) {  // the same in every block
+            const ak_row_part p = ak_split_row<kV>(x, active ? args.cols : 0);
+            const ak_t* st = ak_stage_part<kThreadsPerRow>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
+            ak_stage_wait();
+            float row_max = AK_NEG_INF, sum = 0.f;
+            ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) { ak_max_add(v, row_max); });
+            row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+            const float shift = row_max == AK_NEG_INF ? 0.f : row_max;
+            ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) {
+                constexpr int K = sizeof(v) / sizeof(v[0]);
+#pragma unroll
+                for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+            });
+            sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+            loss = finish_loss(x, args.cols, target, row_max, sum);
+            done = true;
+        }
+    }
     if constexpr (ROW_CACHE > 0) {  // CLUSTER == 1 here; rows that do not fit stream below
         const bool cache_vec = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.logits);
         if (cache_vec && args.cols / VEC <= ROW_CACHE / VEC * kThreadsPerRow) {

@@ -24,7 +24,7 @@
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers between the passes (0: re-read the row)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
-// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

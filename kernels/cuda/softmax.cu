@@ -38,7 +38,7 @@
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- uncached rows: max and sum of exp in one pass (online rescaling)
 // @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
-// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
 // @autokernel tunable PIPELINE = 0 {0, 1} tier 3 -- with SMEM_ROW: persistent blocks stage the next row (cp.async) while they finish this one
 #include <autokernel/contract.cuh>

@@ -100,6 +100,8 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"softmax", {{"SMEM_ROW", "52"}, {"ROW_CACHE", "16"}}, "sm_90a", "SMEM_ROW and ROW_CACHE both hold the row: choose one"},
         {"rmsnorm", {{"SMEM_ROW", "52"}, {"ROW_CACHE", "16"}}, "sm_90a", "SMEM_ROW and ROW_CACHE both hold the row: choose one"},
         {"softmax", {{"CLUSTER", "2"}, {"ROW_CACHE", "16"}}, "sm_90a", "CLUSTER splits a row across blocks"},
+        {"cross_entropy", {{"CLUSTER", "2"}, {"SMEM_ROW", "100"}}, "sm_90a", "SMEM_ROW stages whole rows: it needs CLUSTER = 1"},
+        {"cross_entropy", {{"SMEM_ROW", "24"}}, "sm_75", "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer"},
         {"cross_entropy", {{"CLUSTER", "4"}, {"ROW_CACHE", "8"}}, "sm_90a", "CLUSTER splits a row across blocks"},
         {"softmax", {{"ROWS_PER_BLOCK", "32"}, {"SMEM_ROW", "24"}}, "sm_90a", "SMEM_ROW: at least 1 KiB of shared memory per row"},
         {"softmax", {{"SMEM_ROW", "24"}}, "sm_75", "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer"},

@@ -25,7 +25,8 @@ tsv="$out/bench.tsv"
 : > "$log"
 t0=$(date +%s)
 say() { echo "=== $* (t+$(($(date +%s) - t0))s)" | tee -a "$log"; }
-left() { echo $((150 - ($(date +%s) - t0))); }
+cap=$(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+' | head -1); cap=${cap:-150}  # the batch kills the job at its cap
+left() { echo $((cap - ($(date +%s) - t0))); }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources  # this branch's headers and starters
 [[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 [[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
@@ -40,6 +41,16 @@ variant() {  # variant TYPE NAME TUNABLES(NAME=VALUE,...) -> path
   done
   echo "$f"
 }
+
+# ---- summary ----------------------------------------------------------------------------------------------
+summary() {
+  say "bench details"
+  grep -E "^#|^  " "$log" | grep -vE "^=== " | cut -c1-400 | head -60
+  say "summary (pct_copy target >= 90; speedup = baseline / ours, A = candidate, ref = B)"
+  column -t -s $'\t' "$tsv" 2>/dev/null || cat "$tsv"
+  rm -rf "$work"
+}
+trap 'echo "=== interrupted at the cap"; summary; exit 130' INT TERM
 
 printf 'type\tconfig\tshape\tours_us\tbaseline_us\tbaseline\tspeedup\tgb_s\tpct_copy\tref_us\tref_pct_copy\n' > "$tsv"
 bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B: A is the candidate, B the --reference
@@ -130,9 +141,4 @@ else
   say "search skipped: ${l}s left"
 fi
 
-# ---- summary ----------------------------------------------------------------------------------------------
-say "bench details"
-grep -E "^#|^  " "$log" | grep -vE "^=== " | cut -c1-400 | head -60
-say "summary (pct_copy target >= 90; speedup = baseline / ours, A = candidate, ref = B)"
-column -t -s $'\t' "$tsv" 2>/dev/null || cat "$tsv"
-rm -rf "$work"
+summary

@@ -8,6 +8,7 @@
 #include "engine/kernel_contract.h"
 #include "gpu/device_query.h"
 #include "../flash_attention_variants.h"
+#include "../matmul_variants.h"
 #include "util/durable_file.h"
 #include "util/error.h"
 
@@ -218,6 +219,17 @@ std::vector<Variant> flash_attention_suite() {
     return out;
 }
 INSTANTIATE_TEST_SUITE_P(GpuFlashAttention, StarterVariantPasses, ::testing::ValuesIn(flash_attention_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The matmul variants (matmul_variants.h, also compiled by test_engine without a GPU): every one passes the
+// five stages in fp16, bf16 and fp32 (fp32 on the FMA path); the wgmma ones take TMA at the smoke, sweep
+// and timing shapes and the bounds-checked fill at the edge sizes (k or n not a multiple of 8).
+std::vector<Variant> matmul_suite() {
+    std::vector<Variant> out;
+    for (const auto& settings : test::matmul_variants()) out.push_back({KernelType::Matmul, settings});
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuMatmul, StarterVariantPasses, ::testing::ValuesIn(matmul_suite()),
                          [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
 
 // flash_attention is timed against every SDPA backend that takes the inputs (cuDNN, flash, memory-efficient

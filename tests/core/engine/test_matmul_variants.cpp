@@ -1,0 +1,134 @@
+// The matmul starter's variants (kernels/cuda/matmul.cu, tier-3 switch MMA) compile through NVRTC for
+// Hopper (sm_90a) the way the evaluator compiles them, and tunable combinations a variant cannot run are a
+// COMPILE_ERROR whose log names the rule. No GPU needed; whether each variant passes the five stages is the
+// GPU suite's job (StarterVariantPasses/GpuMatmul in test_evaluator_gpu.cpp).
+#include "engine/candidate_compiler.h"
+#include "engine/kernel_contract.h"
+#include "matmul_variants.h"
+#include "util/durable_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace ak;
+
+namespace {
+
+using Tunables = test::TunableSettings;
+
+std::string starter() { return read_file(std::string(AK_STARTERS_DIR) + "/matmul.cu"); }
+
+std::string with(const Tunables& tunables) {
+    std::string source = starter();
+    for (const auto& [name, value] : tunables) source = set_tunable(source, name, value);
+    return source;
+}
+
+std::string describe(const Tunables& tunables) {
+    std::string out;
+    for (const auto& [name, value] : tunables) out += (out.empty() ? "" : " ") + name + "=" + value;
+    return out.empty() ? "defaults" : out;
+}
+
+class MatmulVariants : public ::testing::Test {
+protected:
+    static std::string test_name() {  // "Compiles/MMA3" -> "Compiles_MMA3": one folder
+        std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        for (char& c : name)
+            if (c == '/') c = '_';
+        return name;
+    }
+    std::filesystem::path cache = std::filesystem::temp_directory_path() /
+                                  ("ak_matmul_variants_" + std::to_string(::getpid()) + "_" + test_name());
+    NvrtcCompiler compiler{cache};
+    void TearDown() override { std::filesystem::remove_all(cache); }
+
+    CandidateCompileReport compile(const Tunables& tunables, std::vector<DType> dtypes, std::string arch = "sm_90a") {
+        CandidateCompileOptions o;
+        o.dtypes = std::move(dtypes);
+        o.arch = std::move(arch);
+        return compile_candidate(compiler, with(tunables), "matmul.cu", o);
+    }
+};
+
+}  // namespace
+
+class EveryMatmulVariant : public MatmulVariants, public ::testing::WithParamInterface<Tunables> {};
+
+// The suite's variants (matmul_variants.h) in fp16 and bf16: the one entry point is there with its
+// registers reported and nothing spilled (the 128 x 256 tile's 128 accumulators per consumer thread fit
+// the setmaxnreg share); the wgmma tiles live in dynamic shared memory (none static), and ptxas did not
+// serialize the wgmma pipeline (its "Potential Performance Loss" note, which the compile log carries).
+TEST_P(EveryMatmulVariant, CompilesForHopperInFp16AndBf16) {
+    const Tunables& t = GetParam();
+    const auto report = compile(t, {DType::fp16, DType::bf16});
+    ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
+    EXPECT_TRUE(report.warnings.empty()) << describe(t);
+    const bool wgmma = test::setting(t, "MMA", "0") == "3";
+    for (const auto& c : report.compiles) {
+        ASSERT_EQ(c.result.kernels.size(), 1u) << describe(t);
+        const KernelResources& k = c.result.kernels[0];
+        EXPECT_EQ(k.name, "ak_kernel0");
+        EXPECT_GT(k.registers, 0);
+        EXPECT_EQ(k.spill_store_bytes + k.spill_load_bytes, 0) << describe(t) << " " << to_string(c.dtype);
+        if (wgmma) {
+            EXPECT_EQ(k.shared_bytes, 0) << describe(t) << ": the TMA ring lives in dynamic shared memory";
+        }
+        EXPECT_EQ(c.result.log.find("Potential Performance Loss"), std::string::npos)
+            << describe(t) << " " << to_string(c.dtype) << ":\n" << c.result.log;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Starter, EveryMatmulVariant, ::testing::ValuesIn(test::matmul_variants()),
+                         [](const ::testing::TestParamInfo<Tunables>& info) {
+                             std::string name;
+                             for (const auto& [k, v] : info.param) name += k + v;
+                             return name;
+                         });
+
+// fp32 keeps its exact CUDA-core path under every MMA value (no TF32 under a 1e-4 tolerance), in the
+// starter's shape when the tunables describe tensor-core tiles it could not hold (256 x 256 would be 4096
+// FMA threads).
+TEST_F(MatmulVariants, Fp32TakesTheFmaPathUnderEveryVariant) {
+    std::vector<Tunables> settings = test::matmul_variants();
+    settings.insert(settings.begin(), Tunables{});
+    settings.push_back({{"BLOCK_M", "256"}, {"BLOCK_N", "256"}, {"MMA", "1"}, {"WARP_M", "64"}, {"WARP_N", "64"}});
+    for (const Tunables& t : settings) {
+        const auto report = compile(t, {DType::fp32});
+        ASSERT_TRUE(report.ok()) << describe(t) << "\n" << format_compile_report(report, true);
+        ASSERT_EQ(report.compiles[0].result.kernels.size(), 1u);
+        EXPECT_GT(report.compiles[0].result.kernels[0].shared_bytes, 0) << describe(t) << ": the FMA tiles are static";
+    }
+}
+
+// Combinations the variants cannot run: a quick COMPILE_ERROR that explains itself.
+TEST_F(MatmulVariants, InvalidCombinationsAreNamedCompileErrors) {
+    struct Case {
+        Tunables tunables;
+        std::string arch;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{{"BLOCK_M", "32"}, {"MMA", "3"}}, "sm_90a", "MMA=3: consumer warpgroups take 64-row wgmmas"},
+        {{{"BLOCK_N", "32"}, {"MMA", "3"}}, "sm_90a", "MMA=3: B arrives in 64-column TMA boxes"},
+        {{{"BLOCK_M", "256"}, {"BLOCK_N", "256"}, {"MMA", "3"}}, "sm_90a",
+         "MMA=3: a consumer warpgroup's accumulators"},
+        {{{"BLOCK_M", "128"}, {"BLOCK_N", "256"}, {"STAGES", "5"}, {"MMA", "3"}}, "sm_90a",
+         "exceed the 227 KB of shared memory"},
+        {{{"MMA", "3"}}, "sm_90", "MMA=3 uses wgmma, TMA and setmaxnreg: it needs an sm_90a target"},
+        {{{"BLOCK_M", "128"}, {"BLOCK_N", "256"}}, "sm_90a", "threads per block must be within 32..1024"},
+    };
+    for (const Case& c : cases) {
+        const auto report = compile(c.tunables, {DType::fp16}, c.arch);
+        ASSERT_FALSE(report.ok()) << describe(c.tunables) << " on " << c.arch << " compiled";
+        EXPECT_NE(report.compiles[0].result.log.find(c.message), std::string::npos)
+            << describe(c.tunables) << " on " << c.arch << ":\n"
+            << report.compiles[0].result.log;
+    }
+}

@@ -4,10 +4,12 @@
 #   1. `autokernel bench` of hand-picked MMA=3 configurations at the target shapes (4096^3, 2048^3,
 #      4096x11008x4096), fp16 and bf16, the correctness stages in the timed dtype (the suite checks all
 #      three): latency, TFLOP/s and the ratio to cuBLAS from the same run (target >= 0.90, 2048^3 >= 0.85);
-#   2. fused_mlp at its two sizes (2048,2048->5504 and 4096,4096->11008), fp16: the starter and its
-#      variants against the composed eager baseline (target: ratio > 1);
-#   3. the GPU suite filtered to the matmul and fused_mlp starters and their variants (matmul_variants.h:
-#      each passes the five stages in three dtypes and is timed at 2048^3 fp16);
+#      fused_mlp at its two sizes (2048,2048->5504 and 4096,4096->11008): FUSE=1 (gate/up GEMM + SwiGLU in
+#      one wgmma kernel, then the library down GEMM) and the starter with vector loads, against the
+#      at::matmul-composed eager SwiGLU (target: ratio > 1);
+#   2. the GPU suite filtered to the matmul and fused_mlp starters and their variants (gemm_variants.h:
+#      each passes the five stages in three dtypes and is timed at its type's large shape in fp16);
+#   3. more configurations (256 x 128 tiles) and bf16;
 #   4. SASS of the MMA=3 configurations when a cuobjdump is on the machine (HGMMA, UTMALDG, USETMAXREG),
 #      with their registers and spills;
 #   5. with the time left, `autokernel run --agent search` on matmul from the starter (a new session timed at
@@ -74,22 +76,18 @@ PY
   grep -v '^\s*$' "$work/bench-$name-$dt.err" | head -c 1500 >> "$log"
 }
 
-# ---- 1. matmul at the target shapes ----------------------------------------------------------------------
+# ---- 1. matmul and fused_mlp at the target shapes (the most telling first) ------------------------------
 mm_shapes=4096x4096x4096,2048x2048x2048,4096x11008x4096
+mlp_shapes=2048x2048x5504,4096x4096x11008
 mmA=BLOCK_M=128,BLOCK_N=256,STAGES=4,MMA=3   # two consumer warpgroups of m64n256, 4-deep ring
 mmB=BLOCK_M=256,BLOCK_N=128,STAGES=3,MMA=3   # two consumer warpgroups of 2 x m64n128
+mlpF=FUSE=1                                  # gate/up + SwiGLU in one wgmma kernel, 128 x (128 + 128), 4 stages
 bench matmul mmA "$mmA" fp16 "$mm_shapes" 25
-bench matmul mmA "$mmA" bf16 "$mm_shapes" 25
-bench matmul mmB "$mmB" fp16 "$mm_shapes" 22
+bench fused_mlp mlpF "$mlpF" fp16 "$mlp_shapes" 20
 
-# ---- 2. fused_mlp at its sizes ----------------------------------------------------------------------------
-mlp_shapes=2048x2048x5504,4096x4096x11008
-bench fused_mlp mlp-starter "" fp16 "$mlp_shapes" 20
-bench fused_mlp mlp-vec8 "VEC=8,ROWS_PER_BLOCK=2" fp16 "$mlp_shapes" 20
-
-# ---- 3. GPU suite ----------------------------------------------------------------------------------------
-if (($(left) > 20)); then
-  cap=$(( $(left) - 35 )); ((cap > 60)) && cap=60; ((cap < 20)) && cap=20
+# ---- 2. GPU suite ----------------------------------------------------------------------------------------
+if (($(left) > 25)); then
+  cap=$(( $(left) - 30 )); ((cap > 60)) && cap=60; ((cap < 20)) && cap=20
   say "gpu suite (matmul and fused_mlp starters, their variants; cap ${cap}s)"
   filter='GpuMatmul/StarterVariantPasses.*:GpuFusedMlp/StarterVariantPasses.*:Gpu/StarterPasses.*/matmul:Gpu/StarterPasses.*/fused_mlp'
   AK_WORKER_LOG=$work/worker.log timeout "$cap" stdbuf -oL "$bin/test_evaluator_gpu" --gtest_filter="$filter" > "$work/suite.log" 2>&1
@@ -98,7 +96,12 @@ if (($(left) > 20)); then
   grep -B2 -A14 "Failure" "$work/suite.log" | cut -c1-600 | head -100 >> "$log"
   grep -iE "illegal|error|fault" "$work/worker.log" 2>/dev/null | head -10 >> "$log"
 fi
-bench matmul mmB "$mmB" bf16 "$mm_shapes" 22
+
+# ---- 3. more configurations and bf16 -----------------------------------------------------------------------
+bench matmul mmA "$mmA" bf16 "$mm_shapes" 25
+bench matmul mmB "$mmB" fp16 "$mm_shapes" 22
+bench fused_mlp mlpF "$mlpF" bf16 "$mlp_shapes" 20
+bench fused_mlp mlp-vec8 "VEC=8,ROWS_PER_BLOCK=2" fp16 "$mlp_shapes" 18
 
 # ---- 4. SASS ---------------------------------------------------------------------------------------------
 cuobjdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null ||

@@ -19,6 +19,10 @@
 //            wgmma m64nBLOCK_Nk16 with A K-major and B N-major straight from the swizzled buffers, one
 //            k-step's group in flight while the next is issued; setmaxnreg gives two consumer warpgroups 232
 //            registers. The k depth of a stage is 64 (one 128-byte swizzled row) whatever BLOCK_K says.
+//            CLUSTER = 2: pairs of blocks (a thread-block cluster) take horizontally adjacent tiles that
+//            share their A rows; each block's producer loads half of the A tile and multicasts it into both
+//            blocks, and a buffer is refilled only after the consumers of both blocks released it (their
+//            warps arrive on both blocks' "empty" barriers).
 //            Inputs a TMA map cannot describe (k or n not a multiple of 8 in fp16/bf16, misaligned
 //            pointers) run the same wgmma code on buffers that every thread fills with bounds-checked
 //            loads in the swizzled layout (one stage, synchronous): slow but any m, n, k.
@@ -29,6 +33,7 @@
 // @autokernel tunable BLOCK_M = 64 {32, 64, 128, 256} tier 1 -- rows of C per block (MMA=3: 64 per consumer warpgroup row block)
 // @autokernel tunable BLOCK_N = 64 {32, 64, 128, 256} tier 1 -- columns of C per block (MMA=3: the wgmma N, a multiple of 64)
 // @autokernel tunable BLOCK_K = 16 {16, 32, 64} tier 1 -- k-slice staged in shared memory per step (MMA=3: always 64)
+// @autokernel tunable CLUSTER = 1 {1, 2} tier 1 -- MMA=3: blocks per cluster along N; 2 multicasts the A tile they share (each block loads half)
 // @autokernel tunable THREAD_M = 4 {2, 4, 8} tier 2 -- FMA path: rows of C per thread
 // @autokernel tunable THREAD_N = 4 {2, 4, 8} tier 2 -- FMA path: columns of C per thread
 // @autokernel tunable STAGES = 4 {2, 3, 4, 5} tier 2 -- MMA=3: TMA ring depth (k-slices of 64 in flight)
@@ -68,9 +73,13 @@
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
 
 static_assert(MMA == 0 || MMA == 1 || MMA == 3, "MMA must be 0 (FMA), 1 (wmma) or 3 (wgmma)");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
+static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 or 2");
 
 #if defined(AK_DTYPE_FP32)
 #define MATMUL_PATH 0  // fp32 stays exact: CUDA cores
@@ -306,24 +315,26 @@ AK_LAUNCH(0) = {
     /* tile_m, tile_n */ 0, 0,
     /* grid_x (blocks per SM), grid_y, grid_z */ 1, 0, 0,
     /* dynamic_smem_bytes */ kSmemBytes,
-    /* cluster */ 0, 0, 0,
-    /* tma_box_rows (A, B, C) */ {BLOCK_M, kStageK, 0},
+    /* cluster */ CLUSTER > 1 ? CLUSTER : 0, 0, 0,
+    /* tma_box_rows (A, B, C) */ {BLOCK_M / CLUSTER, kStageK, 0},
     /* tma_box_cols */ {kStageK, 64, 0},
     /* tma_swizzle */ AK_SWIZZLE_128B,
 };
 
-// The persistent tile order: groups of GROUP_M tile rows, walked column by column inside a group, so
-// the blocks running at one time share a few rows of A and columns of B in L2.
+// The persistent tile order: units of CLUSTER horizontally adjacent tiles (one per block of a cluster), in
+// groups of GROUP_M tile rows walked column by column inside a group, so the blocks running at one time
+// share a few rows of A and columns of B in L2. A unit's tile right of n (odd tile counts) is computed
+// from zeros and stale buffers but never stored.
 struct TileCoord {
     int row0, col0;
 };
-__device__ __forceinline__ TileCoord tile_coord(int tile, int tiles_m, int tiles_n) {
-    const int per_group = GROUP_M * tiles_n;
-    const int group = tile / per_group;
+__device__ __forceinline__ TileCoord tile_coord(int unit, int tiles_m, int units_n, int rank) {
+    const int per_group = GROUP_M * units_n;
+    const int group = unit / per_group;
     const int first_m = group * GROUP_M;
     const int rows_here = min(tiles_m - first_m, GROUP_M);
-    const int in_group = tile - group * per_group;
-    return {(first_m + in_group % rows_here) * BLOCK_M, in_group / rows_here * BLOCK_N};
+    const int in_group = unit - group * per_group;
+    return {(first_m + in_group % rows_here) * BLOCK_M, (in_group / rows_here * CLUSTER + rank) * BLOCK_N};
 }
 
 __device__ __forceinline__ unsigned bar_full(unsigned sbase, int st) { return sbase + kOffBar + 8 * st; }
@@ -401,6 +412,55 @@ __device__ __forceinline__ void fill_stage(const ak_matmul_args& args, unsigned 
     }
 }
 
+// Releases a buffer: one arrival per consumer warp on its "empty" barrier, in every block of the cluster
+// (CLUSTER = 2: the peer's producer also writes into this block's buffer).
+__device__ __forceinline__ void release(unsigned sbase, int st, bool warp_leader) {
+    __syncwarp();
+    if constexpr (CLUSTER == 1) {
+        ak_mbar_arrive_if(bar_empty(sbase, st), warp_leader);
+    } else {
+#pragma unroll
+        for (int c = 0; c < CLUSTER; ++c) ak_mbar_arrive_cluster_if(bar_empty(sbase, st), c, warp_leader);
+    }
+}
+
+// A consumer warpgroup: for each of its tiles, k-slice 0, then each further slice issued while the
+// previous one's wgmmas may still run; a buffer is released once the wgmmas that read it are complete
+// (wait_group 1 after the next issue). Then the tile's epilogue, while the producer fills the ring ahead.
+__device__ __forceinline__ void consume(const ak_matmul_args& args, unsigned sbase, int wg, int t128, int rank,
+                                        int first_unit, int unit_step, int n_units, int tiles_m, int units_n,
+                                        int k_tiles) {
+    if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
+    const bool warp_leader = t128 % 32 == 0;
+    float acc[kMReps][BLOCK_N / 8][4];
+    int it = 0;
+    for (int unit = first_unit; unit < n_units; unit += unit_step) {
+        const TileCoord tc = tile_coord(unit, tiles_m, units_n, rank);
+        {
+            const int st = it % STAGES;
+            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+            fence_acc(acc);
+            ak_wgmma_fence();
+            consume_stage(acc, sbase + st * kStageBytes, sbase + st * kStageBytes + kABytes, wg, true);
+            ak_wgmma_commit();
+            ++it;
+        }
+        for (int kt = 1; kt < k_tiles; ++kt, ++it) {
+            const int st = it % STAGES;
+            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+            ak_wgmma_fence();
+            consume_stage(acc, sbase + st * kStageBytes, sbase + st * kStageBytes + kABytes, wg, false);
+            ak_wgmma_commit();
+            ak_wgmma_wait<1>();
+            release(sbase, (it - 1) % STAGES, warp_leader);
+        }
+        ak_wgmma_wait<0>();
+        fence_acc(acc);
+        release(sbase, (it - 1) % STAGES, warp_leader);
+        store_tile(args, acc, tc.row0, tc.col0, wg, t128);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __grid_constant__ ak_matmul_args args) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const unsigned raw = ak_smem_addr(smem_raw);
@@ -409,16 +469,21 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     const unsigned sbase = raw + pad;
     const int m = args.m, n = args.n, k = args.k;
     const int tiles_m = (m + BLOCK_M - 1) / BLOCK_M, tiles_n = (n + BLOCK_N - 1) / BLOCK_N;
-    const int n_tiles = tiles_m * tiles_n;
+    const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
+    const int n_units = tiles_m * units_n;
     const int k_tiles = (k + kStageK - 1) / kStageK;
     const int wg = (int)threadIdx.x / 128 - 1;  // consumer warpgroup, -1: the producer
     const int t128 = threadIdx.x % 128;
+    // The launcher rounds the grid up to whole clusters; cluster c is blocks c * CLUSTER .. + CLUSTER - 1.
+    const int rank = CLUSTER > 1 ? (int)ak_cluster_rank() : 0;
+    const int first_unit = (int)blockIdx.x / CLUSTER, unit_step = (int)gridDim.x / CLUSTER;
 
     if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0) {
-        // No tensor maps: the same wgmmas on one stage that every thread fills, synchronously.
+        // No tensor maps: the same wgmmas on one stage that every thread fills, synchronously (each block
+        // on its own, the cluster unused).
         float acc[kMReps][BLOCK_N / 8][4];
-        for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
-            const TileCoord tc = tile_coord(tile, tiles_m, tiles_n);
+        for (int unit = first_unit; unit < n_units; unit += unit_step) {
+            const TileCoord tc = tile_coord(unit, tiles_m, units_n, rank);
             for (int kt = 0; kt < k_tiles; ++kt) {
                 fill_stage(args, smem, smem + kABytes, tc.row0, tc.col0, kt * kStageK);
                 ak_fence_proxy_async();
@@ -440,73 +505,51 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
 
     if (threadIdx.x == 0) {
         for (int st = 0; st < STAGES; ++st) {
-            ak_mbar_init(bar_full(sbase, st), 1);                  // the producer's arrival + the TMA bytes
-            ak_mbar_init(bar_empty(sbase, st), 4 * kConsumers);    // one arrival per consumer warp
+            ak_mbar_init(bar_full(sbase, st), 1);                           // the producer's arrival + the TMA bytes
+            ak_mbar_init(bar_empty(sbase, st), 4 * kConsumers * CLUSTER);  // one arrival per consumer warp of the cluster
         }
         ak_mbar_init_fence();
     }
-    __syncthreads();
+    if constexpr (CLUSTER > 1)
+        ak_cluster_sync();  // the peer's barriers are initialised before anything arrives on them
+    else
+        __syncthreads();
 
     if (wg < 0) {
         // Producer warpgroup: one thread issues every TMA load; the ring continues across tiles.
         if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
             int it = 0;
-            for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
-                const TileCoord tc = tile_coord(tile, tiles_m, tiles_n);
+            for (int unit = first_unit; unit < n_units; unit += unit_step) {
+                const TileCoord tc = tile_coord(unit, tiles_m, units_n, rank);
                 for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                     const int st = it % STAGES;
-                    // The buffer's previous use (it - STAGES) must have been released by every consumer warp.
+                    // The buffer's previous use (it - STAGES) must have been released by every consumer warp
+                    // (of both blocks with CLUSTER = 2: the peer's producer writes half of A into it too).
                     if (it >= STAGES) ak_mbar_wait(bar_empty(sbase, st), (it / STAGES - 1) & 1);
                     const unsigned full = bar_full(sbase, st);
                     const unsigned a_dst = sbase + st * kStageBytes, b_dst = a_dst + kABytes;
                     // B boxes wholly right of n are not loaded: they would only feed accumulator columns
                     // that are never stored. (Partial boxes read zeros past the edges, k included.)
-                    const int boxes = min(BLOCK_N / 64, (n - tc.col0 + 63) / 64);
-                    ak_mbar_expect_tx(full, kABytes + boxes * kBBoxBytes);
-                    ak_tma_load_2d(a_dst, &args.tma[0], kt * kStageK, tc.row0, full);
+                    const int boxes = tc.col0 < n ? min(BLOCK_N / 64, (n - tc.col0 + 63) / 64) : 0;
+                    ak_mbar_expect_tx(full, kABytes + boxes * kBBoxBytes);  // A: both halves with CLUSTER = 2
+                    if constexpr (CLUSTER == 1) {
+                        ak_tma_load_2d(a_dst, &args.tma[0], kt * kStageK, tc.row0, full);
+                    } else {
+                        constexpr int kHalf = BLOCK_M / CLUSTER;
+                        ak_tma_load_2d_multicast(a_dst + rank * kHalf * kRowBytes, &args.tma[0], kt * kStageK,
+                                                 tc.row0 + rank * kHalf, full, (unsigned short)((1u << CLUSTER) - 1));
+                    }
 #pragma unroll
                     for (int b = 0; b < BLOCK_N / 64; ++b)
                         if (b < boxes) ak_tma_load_2d(b_dst + b * kBBoxBytes, &args.tma[1], tc.col0 + 64 * b, kt * kStageK, full);
                 }
             }
         }
-        return;
+    } else {
+        consume(args, sbase, wg, t128, rank, first_unit, unit_step, n_units, tiles_m, units_n, k_tiles);
     }
-
-    // Consumer warpgroups.
-    if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
-    const bool warp_leader = t128 % 32 == 0;
-    float acc[kMReps][BLOCK_N / 8][4];
-    int it = 0;
-    for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
-        const TileCoord tc = tile_coord(tile, tiles_m, tiles_n);
-        // k-slice 0, then each further slice issued while the previous one's wgmmas may still run; a
-        // buffer is released once the wgmmas that read it are complete (wait_group 1 after the next issue).
-        {
-            const int st = it % STAGES;
-            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
-            fence_acc(acc);
-            ak_wgmma_fence();
-            consume_stage(acc, sbase + st * kStageBytes, sbase + st * kStageBytes + kABytes, wg, true);
-            ak_wgmma_commit();
-            ++it;
-        }
-        for (int kt = 1; kt < k_tiles; ++kt, ++it) {
-            const int st = it % STAGES;
-            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
-            ak_wgmma_fence();
-            consume_stage(acc, sbase + st * kStageBytes, sbase + st * kStageBytes + kABytes, wg, false);
-            ak_wgmma_commit();
-            ak_wgmma_wait<1>();
-            __syncwarp();
-            ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
-        }
-        ak_wgmma_wait<0>();
-        fence_acc(acc);
-        __syncwarp();
-        ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
-        store_tile(args, acc, tc.row0, tc.col0, wg, t128);
-    }
+    // No block leaves while its peer may still arrive on its barriers or multicast into its buffers.
+    if constexpr (CLUSTER > 1) ak_cluster_sync();
 }
 #endif

@@ -9,7 +9,7 @@
 #      at::matmul-composed eager SwiGLU (target: ratio > 1);
 #   2. the GPU suite filtered to the matmul and fused_mlp starters and their variants (gemm_variants.h:
 #      each passes the five stages in three dtypes and is timed at its type's large shape in fp16);
-#   3. more configurations (256 x 128 tiles) and bf16;
+#   3. more configurations (256 x 128 tiles; 128 x 256 in clusters of two with A multicast) and bf16;
 #   4. SASS of the MMA=3 configurations when a cuobjdump is on the machine (HGMMA, UTMALDG, USETMAXREG),
 #      with their registers and spills;
 #   5. with the time left, `autokernel run --agent search` on matmul from the starter (a new session timed at
@@ -81,8 +81,10 @@ mm_shapes=4096x4096x4096,2048x2048x2048,4096x11008x4096
 mlp_shapes=2048x2048x5504,4096x4096x11008
 mmA=BLOCK_M=128,BLOCK_N=256,STAGES=4,MMA=3   # two consumer warpgroups of m64n256, 4-deep ring
 mmB=BLOCK_M=256,BLOCK_N=128,STAGES=3,MMA=3   # two consumer warpgroups of 2 x m64n128
+mmC=BLOCK_M=128,BLOCK_N=256,STAGES=4,CLUSTER=2,MMA=3   # mmA in clusters of 2 multicasting A
 mlpF=FUSE=1                                  # gate/up + SwiGLU in one wgmma kernel, 128 x (128 + 128), 4 stages
 bench matmul mmA "$mmA" fp16 "$mm_shapes" 25
+bench matmul mmC "$mmC" fp16 "$mm_shapes" 22
 bench fused_mlp mlpF "$mlpF" fp16 "$mlp_shapes" 20
 
 # ---- 2. GPU suite ----------------------------------------------------------------------------------------
@@ -100,6 +102,7 @@ fi
 # ---- 3. more configurations and bf16 -----------------------------------------------------------------------
 bench matmul mmA "$mmA" bf16 "$mm_shapes" 25
 bench matmul mmB "$mmB" fp16 "$mm_shapes" 22
+bench matmul mmC "$mmC" bf16 "$mm_shapes" 22
 bench fused_mlp mlpF "$mlpF" bf16 "$mlp_shapes" 20
 bench fused_mlp mlp-vec8 "VEC=8,ROWS_PER_BLOCK=2" fp16 "$mlp_shapes" 18
 
@@ -108,10 +111,11 @@ cuobjdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null
   python3 -c 'import triton,os;print(os.path.join(os.path.dirname(triton.__file__),"backends/nvidia/bin/cuobjdump"))' 2>/dev/null)
 if (($(left) > 8)); then
   say "SASS (${cuobjdump:-no cuobjdump}) and resources"
-  for cfg in "mmA:$mmA" "mmB:$mmB" "mm64:MMA=3"; do
-    f=$(variant matmul "sass-${cfg%%:*}" "${cfg#*:}")
+  for cfg in "mmA:$mmA" "mmC:$mmC" "mm64:MMA=3" "mlpF:$mlpF"; do
+    type=matmul; [[ ${cfg%%:*} == mlp* ]] && type=fused_mlp
+    f=$(variant $type "sass-${cfg%%:*}" "${cfg#*:}")
     cache=$work/nvrtc-${cfg%%:*}
-    XDG_CACHE_HOME=$cache timeout 20 "$bin/autokernel" compile "$f" --type matmul --dtype fp16 > "$work/compile-${cfg%%:*}.txt" 2>&1
+    XDG_CACHE_HOME=$cache timeout 20 "$bin/autokernel" compile "$f" --type $type --dtype fp16 > "$work/compile-${cfg%%:*}.txt" 2>&1
     c=$(find "$cache" -name '*.cubin' 2>/dev/null | head -1)
     [[ -x "$cuobjdump" && -n "$c" ]] &&
       echo "${cfg%%:*}: $("$cuobjdump" -sass "$c" | grep -oE 'HGMMA\.[0-9x]+\.[A-Z0-9]+|HMMA\.[0-9]+|UTMALDG[.0-9A-Z]*|USETMAXREG[.A-Z0-9]*' | sort | uniq -c | tr '\n' ' ')" | tee -a "$log"

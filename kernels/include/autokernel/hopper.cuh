@@ -1,6 +1,7 @@
-// Hopper (sm_90a) building blocks for candidates: mbarriers, TMA loads, wgmma with shared-memory matrix
-// descriptors, setmaxnreg. Thin PTX wrappers, nothing more: the pipeline that uses them (who waits on
-// which barrier with which parity) stays in the candidate, where an agent can read and rewrite it.
+// Hopper (sm_90a) building blocks for candidates: mbarriers, TMA loads (multicast too), cluster barriers,
+// wgmma with shared-memory matrix descriptors, setmaxnreg. Thin PTX wrappers, nothing more: the pipeline
+// that uses them (who waits on which barrier with which parity) stays in the candidate, where an agent
+// can read and rewrite it.
 // Include after contract.cuh, in fp16/bf16 code only (wgmma has no exact fp32 path).
 //
 // Conventions (the matmul starter's MMA=3 path uses them; see kernels/README.md):
@@ -70,6 +71,39 @@ __device__ __forceinline__ void ak_tma_load_2d(unsigned dst, const void* map, in
 // then the block synchronises.
 __device__ __forceinline__ void ak_fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// ---- thread-block clusters ----------------------------------------------------------------------------------
+// This block's rank in its cluster (0 .. cluster size - 1).
+__device__ __forceinline__ unsigned ak_cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+// Every thread of every block of the cluster arrives and waits (release/acquire): after barrier
+// initialisation, before a block's shared memory is used by its peers, and before any block exits while
+// a peer may still arrive on its barriers.
+__device__ __forceinline__ void ak_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// One arrival, when `pred` holds, on the mbarrier at the same shared-memory offset in block `cta` of the
+// cluster (this block's own rank included).
+__device__ __forceinline__ void ak_mbar_arrive_cluster_if(unsigned bar, unsigned cta, bool pred) {
+    asm volatile(
+        "{\n.reg .pred p;\n.reg .b32 remote;\nsetp.ne.b32 p, %2, 0;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+        "@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(cta), "r"((int)pred)
+        : "memory");
+}
+// ak_tma_load_2d into the same shared-memory offset of every block in `cta_mask` (bit i: rank i), each
+// block's bytes completing on its own mbarrier at the offset of `bar`.
+__device__ __forceinline__ void ak_tma_load_2d_multicast(unsigned dst, const void* map, int col, int row, unsigned bar,
+                                                         unsigned short cta_mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar), "h"(cta_mask)
+        : "memory");
 }
 
 // ---- register reallocation (warp specialization) ------------------------------------------------------------

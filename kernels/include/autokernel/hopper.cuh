@@ -4,7 +4,8 @@
 // can read and rewrite it.
 // Include after contract.cuh, in fp16/bf16 code only (wgmma has no exact fp32 path).
 //
-// Conventions (the matmul starter's MMA=3 path uses them; see kernels/README.md):
+// Conventions (the matmul and flash_attention starters' MMA=3 paths and fused_mlp's FUSE=1 use them; see
+// kernels/README.md):
 //   - addresses of shared memory are 32-bit shared-window addresses (ak_smem_addr);
 //   - an mbarrier counts its phases from 0; a fresh barrier's phase "-1" (parity 1) counts as completed,
 //     so a producer may wait for "buffer empty" with parity ((use / STAGES) - 1) & 1 from the second
@@ -35,6 +36,9 @@ __device__ __forceinline__ void ak_mbar_init_fence() {
 // One arrival that also announces `bytes` of TMA transactions for the current phase.
 __device__ __forceinline__ void ak_mbar_expect_tx(unsigned bar, unsigned bytes) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void ak_mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // One arrival when `pred` holds (a predicated instruction, no branch: keeps wgmma loops straight).
 __device__ __forceinline__ void ak_mbar_arrive_if(unsigned bar, bool pred) {
@@ -133,6 +137,14 @@ __device__ __forceinline__ void ak_fence_regs(float (&r)[N][4]) {
     for (int i = 0; i < N; ++i)
 #pragma unroll
         for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(r[i][e])::"memory");
+}
+
+template <int N>
+__device__ __forceinline__ void ak_fence_regs(unsigned (&r)[N][4]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
 }
 
 // Shared-memory matrix descriptor for a 128-byte-swizzled operand: start address, leading and stride byte

@@ -22,7 +22,11 @@
 //            CLUSTER = 2: pairs of blocks (a thread-block cluster) take horizontally adjacent tiles that
 //            share their A rows; each block's producer loads half of the A tile and multicasts it into both
 //            blocks, and a buffer is refilled only after the consumers of both blocks released it (their
-//            warps arrive on both blocks' "empty" barriers).
+//            warps arrive on both blocks' "empty" barriers). TMA_STORE = 1: the epilogue writes each 64 x 64
+//            block of the accumulators, rounded, into one of two 8 KB staging buffers per consumer
+//            warpgroup (128-byte swizzled: conflict-free), and one thread issues a TMA store of it (the
+//            map clips rows and columns past C's edges), so the next tile's wgmmas start while C is written;
+//            without a tensor map for C the accumulators are stored directly.
 //            Inputs a TMA map cannot describe (k or n not a multiple of 8 in fp16/bf16, misaligned
 //            pointers) run the same wgmma code on buffers that every thread fills with bounds-checked
 //            loads in the swizzled layout (one stage, synchronous): slow but any m, n, k.
@@ -40,6 +44,7 @@
 // @autokernel tunable MMA = 0 {0, 1, 3} tier 3 -- 0 fp32 FMA, 1 nvcuda::wmma, 3 wgmma+TMA warp-specialized persistent (sm_90a); fp32 always FMA
 // @autokernel tunable WARP_M = 32 {16, 32, 64} tier 3 -- WMMA path: rows of C per warp
 // @autokernel tunable WARP_N = 32 {16, 32, 64} tier 3 -- WMMA path: columns of C per warp
+// @autokernel tunable TMA_STORE = 0 {0, 1} tier 3 -- MMA=3: the epilogue stages 64 x 64 blocks of C in swizzled shared memory and writes them with TMA stores
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 -- MMA=3: tile rows per group of the persistent tile order (B tiles reused from L2)
 #include <autokernel/contract.cuh>
 
@@ -76,10 +81,14 @@
 #ifndef CLUSTER
 #define CLUSTER 1
 #endif
+#ifndef TMA_STORE
+#define TMA_STORE 0
+#endif
 
 static_assert(MMA == 0 || MMA == 1 || MMA == 3, "MMA must be 0 (FMA), 1 (wmma) or 3 (wgmma)");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER must be 1 or 2");
+static_assert(TMA_STORE == 0 || TMA_STORE == 1, "TMA_STORE must be 0 or 1");
 
 #if defined(AK_DTYPE_FP32)
 #define MATMUL_PATH 0  // fp32 stays exact: CUDA cores
@@ -296,11 +305,13 @@ constexpr int kABytes = BLOCK_M * kRowBytes;
 constexpr int kBBoxBytes = kStageK * kRowBytes;
 constexpr int kBBytes = (BLOCK_N / 64) * kBBoxBytes;
 constexpr int kStageBytes = kABytes + kBBytes;
-constexpr int kOffBar = STAGES * kStageBytes;  // full[STAGES], empty[STAGES]
+constexpr int kOffStage = STAGES * kStageBytes;  // TMA_STORE: two 64 x 64 staging buffers per consumer warpgroup
+constexpr int kStagingBytes = 64 * kRowBytes;
+constexpr int kOffBar = kOffStage + (TMA_STORE ? 2 * kConsumers * kStagingBytes : 0);  // full[STAGES], empty[STAGES]
 constexpr int kSmemBytes = 1024 + kOffBar + 16 * STAGES;
 static_assert(kSmemBytes <= 227 * 1024,
-              "MMA=3: STAGES buffers of (BLOCK_M + BLOCK_N) x 64 elements exceed the 227 KB of shared memory a block "
-              "may use: lower STAGES, BLOCK_M or BLOCK_N");
+              "MMA=3: STAGES buffers of (BLOCK_M + BLOCK_N) x 64 elements (and the TMA_STORE staging) exceed the 227 KB "
+              "of shared memory a block may use: lower STAGES, BLOCK_M or BLOCK_N");
 // Registers: the producer gives most of its share to two consumer warpgroups (setmaxnreg; one consumer
 // warpgroup may use 255 anyway).
 constexpr int kProducerRegs = 40;
@@ -316,8 +327,8 @@ AK_LAUNCH(0) = {
     /* grid_x (blocks per SM), grid_y, grid_z */ 1, 0, 0,
     /* dynamic_smem_bytes */ kSmemBytes,
     /* cluster */ CLUSTER > 1 ? CLUSTER : 0, 0, 0,
-    /* tma_box_rows (A, B, C) */ {BLOCK_M / CLUSTER, kStageK, 0},
-    /* tma_box_cols */ {kStageK, 64, 0},
+    /* tma_box_rows (A, B, C) */ {BLOCK_M / CLUSTER, kStageK, TMA_STORE ? 64 : 0},
+    /* tma_box_cols */ {kStageK, 64, TMA_STORE ? 64 : 0},
     /* tma_swizzle */ AK_SWIZZLE_128B,
 };
 
@@ -391,6 +402,39 @@ __device__ __forceinline__ void store_tile(const ak_matmul_args& args, const flo
         }
 }
 
+// TMA_STORE: the accumulators leave in 64 x 64 blocks through this warpgroup's two staging buffers (the
+// one written now was last read by the store issued two blocks ago: wait for it first). Row rl of a
+// block is 128 bytes; the quad's 4-byte pairs go to chunk (column / 8) ^ (rl % 8), the TMA's swizzle.
+__device__ __forceinline__ void store_tile_tma(const ak_matmul_args& args, const float (&acc)[kMReps][BLOCK_N / 8][4],
+                                               int row0, int col0, int wg, int t128, unsigned staging, unsigned char* staging_ptr,
+                                               int& block_count) {
+    const int warp = t128 / 32, lane = t128 % 32;
+#pragma unroll
+    for (int r = 0; r < kMReps; ++r)
+#pragma unroll
+        for (int cb = 0; cb < BLOCK_N / 64; ++cb) {
+            const int buf = block_count & 1;
+            if (t128 == 0) ak_bulk_wait_read<1>();
+            ak_named_barrier<128>(1 + wg);
+#pragma unroll
+            for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int rl = 16 * warp + lane / 4 + 8 * h;
+                    ak_t pair[2] = {ak_from_float(acc[r][8 * cb + jj][2 * h]), ak_from_float(acc[r][8 * cb + jj][2 * h + 1])};
+                    *reinterpret_cast<unsigned*>(staging_ptr + buf * kStagingBytes + rl * kRowBytes + ((jj ^ (rl % 8)) * 16) +
+                                                 (lane % 4) * 4) = *reinterpret_cast<const unsigned*>(pair);
+                }
+            ak_fence_proxy_async();
+            ak_named_barrier<128>(1 + wg);
+            if (t128 == 0) {
+                ak_tma_store_2d(&args.tma[2], col0 + 64 * cb, row0 + wg * kWgRows + 64 * r, staging + buf * kStagingBytes);
+                ak_bulk_commit();
+            }
+            ++block_count;
+        }
+}
+
 // The non-TMA path: one stage filled by every thread with bounds-checked loads in the TMA's swizzled
 // layout (element (r, c) of a 64-column box at byte r * 128 + ((c / 8) ^ (r % 8)) * 16 + (c % 8) * 2).
 __device__ __forceinline__ void fill_stage(const ak_matmul_args& args, unsigned char* a_buf, unsigned char* b_buf, int row0,
@@ -427,12 +471,16 @@ __device__ __forceinline__ void release(unsigned sbase, int st, bool warp_leader
 // A consumer warpgroup: for each of its tiles, k-slice 0, then each further slice issued while the
 // previous one's wgmmas may still run; a buffer is released once the wgmmas that read it are complete
 // (wait_group 1 after the next issue). Then the tile's epilogue, while the producer fills the ring ahead.
-__device__ __forceinline__ void consume(const ak_matmul_args& args, unsigned sbase, int wg, int t128, int rank,
+__device__ __forceinline__ void consume(const ak_matmul_args& args, unsigned char* smem, unsigned sbase, int wg, int t128, int rank,
                                         int first_unit, int unit_step, int n_units, int tiles_m, int units_n,
                                         int k_tiles) {
     if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
     const bool warp_leader = t128 % 32 == 0;
     float acc[kMReps][BLOCK_N / 8][4];
+    const bool tma_store = TMA_STORE && args.tma[2].opaque[0] != 0;
+    const unsigned staging = sbase + kOffStage + wg * 2 * kStagingBytes;
+    unsigned char* const staging_ptr = smem + kOffStage + wg * 2 * kStagingBytes;
+    int block_count = 0;
     int it = 0;
     for (int unit = first_unit; unit < n_units; unit += unit_step) {
         const TileCoord tc = tile_coord(unit, tiles_m, units_n, rank);
@@ -457,8 +505,12 @@ __device__ __forceinline__ void consume(const ak_matmul_args& args, unsigned sba
         ak_wgmma_wait<0>();
         fence_acc(acc);
         release(sbase, (it - 1) % STAGES, warp_leader);
-        store_tile(args, acc, tc.row0, tc.col0, wg, t128);
+        if (TMA_STORE && tma_store)
+            store_tile_tma(args, acc, tc.row0, tc.col0, wg, t128, staging, staging_ptr, block_count);
+        else
+            store_tile(args, acc, tc.row0, tc.col0, wg, t128);
     }
+    if (TMA_STORE && t128 == 0) ak_bulk_wait<0>();  // the stores are complete before the block exits
 }
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __grid_constant__ ak_matmul_args args) {
@@ -547,7 +599,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
             }
         }
     } else {
-        consume(args, sbase, wg, t128, rank, first_unit, unit_step, n_units, tiles_m, units_n, k_tiles);
+        consume(args, smem, sbase, wg, t128, rank, first_unit, unit_step, n_units, tiles_m, units_n, k_tiles);
     }
     // No block leaves while its peer may still arrive on its barriers or multicast into its buffers.
     if constexpr (CLUSTER > 1) ak_cluster_sync();

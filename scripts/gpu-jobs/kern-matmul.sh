@@ -9,7 +9,7 @@
 #      at::matmul-composed eager SwiGLU (target: ratio > 1);
 #   2. the GPU suite filtered to the matmul and fused_mlp starters and their variants (gemm_variants.h:
 #      each passes the five stages in three dtypes and is timed at its type's large shape in fp16);
-#   3. more configurations (256 x 128 tiles; 128 x 256 in clusters of two with A multicast) and bf16;
+#   3. more configurations (128 x 256 with TMA stores and in clusters of two with A multicast; 256 x 128 tiles) and bf16;
 #   4. SASS of the MMA=3 configurations when a cuobjdump is on the machine (HGMMA, UTMALDG, USETMAXREG),
 #      with their registers and spills;
 #   5. with the time left, `autokernel run --agent search` on matmul from the starter (a new session timed at
@@ -51,8 +51,9 @@ bench() {  # bench TYPE NAME TUNABLES DTYPE SHAPES CAP
   f=$(variant "$type" "$name-$dt" "$cfg")
   timeout "$cap" "$bin/autokernel" bench "$f" --type "$type" --dtype "$dt" --check-dtypes "$dt" --shapes "$shapes" \
     --timeout $((cap - 4)) --json > "$work/bench-$name-$dt.json" 2> "$work/bench-$name-$dt.err"
-  echo "rc=$?" | tee -a "$log"
-  python3 - "$work/bench-$name-$dt.json" "$name" "$dt" >> "$tsv" 2>> "$log" <<'PY'
+  local rc=$?
+  echo "rc=$rc" | tee -a "$log"
+  python3 - "$work/bench-$name-$dt.json" "$name" "$dt" >> "$tsv" 2> "$work/parse.txt" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
@@ -73,7 +74,11 @@ for t in r.get('timing', []):
     print(f"  {s} {t['dtype']}: {t['median_us']:.1f} us ({t['tflops']:.0f} TFLOP/s) against {t['baseline_name']} "
           f"{t['baseline_median_us']:.1f} us: {t['baseline_median_us'] / t['median_us']:.3f}", file=sys.stderr)
 PY
-  grep -v '^\s*$' "$work/bench-$name-$dt.err" | head -c 1500 >> "$log"
+  tee -a "$log" < "$work/parse.txt"
+  # The bench's stderr when it failed (the worker's and the compiler's messages).
+  if ((rc != 0)) || ! grep -q ": PASS" "$work/parse.txt"; then
+    grep -v '^\s*$' "$work/bench-$name-$dt.err" | head -c 1500 | tee -a "$log"
+  fi
 }
 
 # ---- 1. matmul and fused_mlp at the target shapes (the most telling first) ------------------------------
@@ -82,8 +87,10 @@ mlp_shapes=2048x2048x5504,4096x4096x11008
 mmA=BLOCK_M=128,BLOCK_N=256,STAGES=4,MMA=3   # two consumer warpgroups of m64n256, 4-deep ring
 mmB=BLOCK_M=256,BLOCK_N=128,STAGES=3,MMA=3   # two consumer warpgroups of 2 x m64n128
 mmC=BLOCK_M=128,BLOCK_N=256,STAGES=4,CLUSTER=2,MMA=3   # mmA in clusters of 2 multicasting A
+mmD=BLOCK_M=128,BLOCK_N=256,STAGES=4,MMA=3,TMA_STORE=1 # mmA with the epilogue through TMA stores
 mlpF=FUSE=1                                  # gate/up + SwiGLU in one wgmma kernel, 128 x (128 + 128), 4 stages
 bench matmul mmA "$mmA" fp16 "$mm_shapes" 25
+bench matmul mmD "$mmD" fp16 "$mm_shapes" 22
 bench matmul mmC "$mmC" fp16 "$mm_shapes" 22
 bench fused_mlp mlpF "$mlpF" fp16 "$mlp_shapes" 20
 
@@ -95,8 +102,8 @@ if (($(left) > 25)); then
   AK_WORKER_LOG=$work/worker.log timeout "$cap" stdbuf -oL "$bin/test_evaluator_gpu" --gtest_filter="$filter" > "$work/suite.log" 2>&1
   echo "suite exit $?" | tee -a "$log"
   grep -E "^\[variant\]|^\[starter\]|^\[  FAILED|^\[  PASSED|^\[ RUN|tests ran" "$work/suite.log" | cut -c1-300 | tee -a "$log"
-  grep -B2 -A14 "Failure" "$work/suite.log" | cut -c1-600 | head -100 >> "$log"
-  grep -iE "illegal|error|fault" "$work/worker.log" 2>/dev/null | head -10 >> "$log"
+  grep -B2 -A14 "Failure" "$work/suite.log" | cut -c1-600 | head -60 | tee -a "$log"
+  grep -iE "illegal|error|fault" "$work/worker.log" 2>/dev/null | head -10 | tee -a "$log"
 fi
 
 # ---- 3. more configurations and bf16 -----------------------------------------------------------------------
@@ -111,7 +118,7 @@ cuobjdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null
   python3 -c 'import triton,os;print(os.path.join(os.path.dirname(triton.__file__),"backends/nvidia/bin/cuobjdump"))' 2>/dev/null)
 if (($(left) > 8)); then
   say "SASS (${cuobjdump:-no cuobjdump}) and resources"
-  for cfg in "mmA:$mmA" "mmC:$mmC" "mm64:MMA=3" "mlpF:$mlpF"; do
+  for cfg in "mmA:$mmA" "mmC:$mmC" "mmD:$mmD" "mlpF:$mlpF"; do
     type=matmul; [[ ${cfg%%:*} == mlp* ]] && type=fused_mlp
     f=$(variant $type "sass-${cfg%%:*}" "${cfg#*:}")
     cache=$work/nvrtc-${cfg%%:*}

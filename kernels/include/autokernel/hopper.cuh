@@ -71,8 +71,33 @@ __device__ __forceinline__ void ak_tma_load_2d(unsigned dst, const void* map, in
         "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar)
         : "memory");
 }
-// Ordinary stores to shared memory that wgmma (the async proxy) reads next: every writing thread fences,
-// then the block synchronises.
+// A box of shared memory at `src` (the map's box shape, in the map's swizzle) to (column, row) of a 2D
+// tensor; elements outside the tensor are not written. Part of this thread's bulk group: commit it, and
+// wait (ak_bulk_wait_read) before `src` is written again or the block exits.
+__device__ __forceinline__ void ak_tma_store_2d(const void* map, int col, int row, unsigned src) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                     reinterpret_cast<unsigned long long>(map)),
+                 "r"(col), "r"(row), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void ak_bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Waits until at most N of this thread's committed bulk groups still read their shared memory.
+template <int N>
+__device__ __forceinline__ void ak_bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+// Waits until at most N of this thread's committed bulk groups are incomplete (writes done).
+template <int N>
+__device__ __forceinline__ void ak_bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// A barrier of `Threads` threads (a multiple of 32) on hardware barrier `id` (1..15; 0 is __syncthreads).
+template <int Threads>
+__device__ __forceinline__ void ak_named_barrier(int id) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
+// Ordinary stores to shared memory that wgmma or a TMA store (the async proxy) reads next: every writing
+// thread fences, then the threads synchronise.
 __device__ __forceinline__ void ak_fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }

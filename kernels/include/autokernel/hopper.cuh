@@ -104,7 +104,7 @@ __device__ __forceinline__ void ak_fence_proxy_async() {
 
 // ---- thread-block clusters ----------------------------------------------------------------------------------
 // This block's rank in its cluster (0 .. cluster size - 1).
-__device__ __forceinline__ unsigned ak_cluster_rank() {
+__device__ __forceinline__ unsigned ak_cluster_ctarank() {
     unsigned r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
     return r;
@@ -112,7 +112,7 @@ __device__ __forceinline__ unsigned ak_cluster_rank() {
 // Every thread of every block of the cluster arrives and waits (release/acquire): after barrier
 // initialisation, before a block's shared memory is used by its peers, and before any block exits while
 // a peer may still arrive on its barriers.
-__device__ __forceinline__ void ak_cluster_sync() {
+__device__ __forceinline__ void ak_cluster_barrier() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 // One arrival, when `pred` holds, on the mbarrier at the same shared-memory offset in block `cta` of the

@@ -8,7 +8,8 @@
 // Stage 1 runs ROWS_PER_BLOCK rows of M per block and walks the F columns with VEC elements per access
 // when F % VEC == 0 and the pointers are aligned (run-time check).
 //
-// FUSE = 1 (fp16/bf16, Hopper sm_90a; fp32 keeps FUSE = 0): the gate/up GEMM and SwiGLU in one kernel,
+// FUSE = 1 (fp16/bf16, Hopper sm_90a; fp32 keeps FUSE = 0; tier 1 and declared first, so the search tries
+// the structural change before the activation stage's block shape): the gate/up GEMM and SwiGLU in one kernel,
 // so gate_up never reaches memory:
 //   stage 0  ak_kernel0: for a BLOCK_M x BLOCK_F tile of hidden, the gate and up accumulators of the same
 //            rows and columns side by side (wgmma m64nBLOCK_Fk16 twice per k-step, x as A, the gate and
@@ -28,13 +29,13 @@
 // tunable combinations a variant cannot run are a static_assert naming the rule.
 //
 // @autokernel type fused_mlp
+// @autokernel tunable FUSE = 0 {0, 1} tier 1 -- 1: gate/up GEMM with the SwiGLU epilogue in one wgmma+TMA kernel (fp16/bf16, sm_90a), then the library down GEMM
 // @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 -- threads per block of the activation stage (FUSE=0)
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 -- rows of M per block of the activation stage (FUSE=0)
 // @autokernel tunable BLOCK_M = 128 {64, 128} tier 1 -- FUSE=1: rows of hidden per tile (64 per consumer warpgroup)
 // @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned (FUSE=0)
 // @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
-// @autokernel tunable FUSE = 0 {0, 1} tier 3 -- 1: gate/up GEMM with the SwiGLU epilogue in one wgmma+TMA kernel (fp16/bf16, sm_90a), then the library down GEMM
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 -- FUSE=1: tile rows per group of the persistent tile order
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>

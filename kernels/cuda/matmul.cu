@@ -1,6 +1,7 @@
 // Matmul starter: C[m, n] = A[m, k] @ B[k, n], row-major, fp32 accumulation.
 //
-// Three variants (MMA, tier 3). fp32 data always takes the FMA path (no TF32, so fp32 results meet an
+// Three variants (MMA, tier 1 and declared first: on a GEMM no tile shape comes near what the switch to
+// tensor cores gives, so the search tries it before the tiles). fp32 data always takes the FMA path (no TF32, so fp32 results meet an
 // fp32 tolerance; under MMA = 1 and 3 in the starter's 64 x 64 x 16 shape, since the tunables then
 // describe tensor-core tiles).
 //   MMA = 0  FMA path: one block per BLOCK_M x BLOCK_N tile of C (AK_GRID_TILES). Each step stages a
@@ -35,6 +36,7 @@
 // deterministic); tunable combinations a variant cannot run are a static_assert naming the rule.
 //
 // @autokernel type matmul
+// @autokernel tunable MMA = 0 {0, 1, 3} tier 1 -- 0 fp32 FMA, 1 nvcuda::wmma, 3 wgmma+TMA warp-specialized persistent (sm_90a); fp32 always FMA
 // @autokernel tunable BLOCK_M = 64 {32, 64, 128, 256} tier 1 -- rows of C per block (MMA=3: 64 per consumer warpgroup row block)
 // @autokernel tunable BLOCK_N = 64 {32, 64, 128, 256} tier 1 -- columns of C per block (MMA=3: the wgmma N, a multiple of 64)
 // @autokernel tunable BLOCK_K = 16 {16, 32, 64} tier 1 -- k-slice staged in shared memory per step (MMA=3: always 64)
@@ -42,7 +44,6 @@
 // @autokernel tunable THREAD_M = 4 {2, 4, 8} tier 2 -- FMA path: rows of C per thread
 // @autokernel tunable THREAD_N = 4 {2, 4, 8} tier 2 -- FMA path: columns of C per thread
 // @autokernel tunable STAGES = 4 {2, 3, 4, 5} tier 2 -- MMA=3: TMA ring depth (k-slices of 64 in flight)
-// @autokernel tunable MMA = 0 {0, 1, 3} tier 3 -- 0 fp32 FMA, 1 nvcuda::wmma, 3 wgmma+TMA warp-specialized persistent (sm_90a); fp32 always FMA
 // @autokernel tunable WARP_M = 32 {16, 32, 64} tier 3 -- WMMA path: rows of C per warp
 // @autokernel tunable WARP_N = 32 {16, 32, 64} tier 3 -- WMMA path: columns of C per warp
 // @autokernel tunable TMA_STORE = 1 {0, 1} tier 3 -- MMA=3: 1 the epilogue stages 64 x 64 blocks of C in swizzled shared memory and writes them with TMA stores, 0 direct bounds-checked stores

@@ -9,17 +9,17 @@
 #      at::matmul-composed eager SwiGLU (target: ratio > 1);
 #   2. the GPU suite filtered to the matmul and fused_mlp starters and their variants (gemm_variants.h:
 #      each passes the five stages in three dtypes and is timed at its type's large shape in fp16);
-#   3. more configurations (128 x 256 with direct stores and in clusters of two with A multicast; 256 x 128
-#      tiles) and fused_mlp in bf16;
-#   4. SASS of the MMA=3 configurations when a cuobjdump is on the machine (HGMMA, UTMALDG, USETMAXREG),
-#      with their registers and spills;
-#   5. with the time left, `autokernel run --agent search` on matmul from the starter (a new session timed at
-#      2048^3) for the climb through the tiers towards the MMA switch.
+#   3. `autokernel run --agent search` on matmul from the starter (a new session timed at 2048^3, up to 30 s):
+#      MMA is the first tier-1 tunable, so the climb should take MMA=3 first and then grow its tiles;
+#   4. with the time left, more configurations (128 x 256 with direct stores and in clusters of two with A
+#      multicast; 256 x 128 tiles) and fused_mlp in bf16;
+#   5. SASS of the MMA=3 and FUSE=1 configurations when a cuobjdump is on the machine (HGMMA, UTMALDG,
+#      USETMAXREG), with their registers and spills.
 # On a failed bench the verdict's detail (first 1500 characters) and the bench's stderr are printed.
 # Usage: scripts/gpu-jobs/kern-matmul.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
 # Writes $OUT/kern-matmul/bench.tsv (every timing row) and $OUT/kern-matmul/log.txt; prints the summary last.
 # targets: autokernel autokernel-evaluator test_evaluator_gpu
-# cap: 150 seconds
+# cap: 120 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-matmul.sh BIN_DIR}" && pwd)
@@ -31,7 +31,7 @@ tsv="$out/bench.tsv"
 : > "$log"
 t0=$(date +%s)
 say() { echo "=== $* (t+$(($(date +%s) - t0))s)" | tee -a "$log"; }
-left() { echo $((150 - ($(date +%s) - t0) - 6)); }
+left() { echo $((120 - ($(date +%s) - t0) - 6)); }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources  # this branch's headers and starters
 [[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 [[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
@@ -96,26 +96,42 @@ bench fused_mlp mlpG "$mlpG" fp16 "$mlp_shapes" 20
 bench matmul mmD "$mmD" fp16 "$mm_shapes" 22
 bench matmul mmD "$mmD" bf16 "$mm_shapes" 22
 
-# ---- 2. GPU suite ----------------------------------------------------------------------------------------
-if (($(left) > 25)); then
-  cap=$(( $(left) - 30 )); ((cap > 50)) && cap=50; ((cap < 20)) && cap=20
-  say "gpu suite (matmul and fused_mlp starters, their variants; cap ${cap}s)"
-  filter='GpuFusedMlp/StarterVariantPasses.*:GpuMatmul/StarterVariantPasses.*:Gpu/StarterPasses.*/fused_mlp:Gpu/StarterPasses.*/matmul'
-  AK_WORKER_LOG=$work/worker.log timeout "$cap" stdbuf -oL "$bin/test_evaluator_gpu" --gtest_filter="$filter" > "$work/suite.log" 2>&1
-  echo "suite exit $?" | tee -a "$log"
-  grep -E "^\[variant\]|^\[starter\]|^\[  FAILED|^\[  PASSED|tests ran" "$work/suite.log" | cut -c1-300 | tee -a "$log"
-  grep -B2 -A14 "Failure" "$work/suite.log" | cut -c1-600 | head -60 | tee -a "$log"
-  grep -iE "illegal|error|fault" "$work/worker.log" 2>/dev/null | head -10 | tee -a "$log"
+# ---- 2. GPU suite: fused_mlp first (new on the GPU), then matmul -------------------------------------------
+suite() {  # suite NAME FILTER CAP
+  say "gpu suite $1 (cap $3 s)"
+  AK_WORKER_LOG=$work/worker-$1.log timeout "$3" stdbuf -oL "$bin/test_evaluator_gpu" --gtest_filter="$2" > "$work/suite-$1.log" 2>&1
+  echo "suite $1 exit $?" | tee -a "$log"
+  grep -E "^\[variant\]|^\[starter\]|^\[  FAILED|^\[  PASSED|tests ran" "$work/suite-$1.log" | cut -c1-300 | tee -a "$log"
+  grep -B2 -A14 "Failure" "$work/suite-$1.log" | cut -c1-600 | head -60 | tee -a "$log"
+  grep -iE "illegal|error|fault" "$work/worker-$1.log" 2>/dev/null | head -10 | tee -a "$log"
+}
+suite fused_mlp 'GpuFusedMlp/StarterVariantPasses.*:Gpu/StarterPasses.*/fused_mlp' 22
+c=$(( $(left) - 50 )); ((c > 30)) && c=30
+((c >= 10)) && suite matmul 'GpuMatmul/StarterVariantPasses.*:Gpu/StarterPasses.*/matmul' $c
+
+# ---- 3. the search climb (MMA is the first tier-1 tunable: it should switch to wgmma first) ------------
+l=$(( $(left) - 12 )); ((l > 30)) && l=30
+if ((l > 15)); then
+  say "search on matmul from the starter (cap ${l}s)"
+  s=$work/session
+  "$bin/autokernel" new "$s" --kernel matmul --shapes matmul:2048x2048x2048 > "$work/run.log" 2>&1
+  timeout -s INT "$l" "$bin/autokernel" run "$s" --agent search --kernel matmul --budget 30 \
+    --target-speedup 0 >> "$work/run.log" 2>&1
+  echo "run exit $?" | tee -a "$log"
+  grep -E "exp [0-9]+ .*(kept|reverted|FAIL|COMPILE|CRASH)" "$work/run.log" | sed -E 's/^\[[0-9:]+\] //' | cut -c1-200 | tee -a "$log"
+  grep -E "^error|^usage|cannot|No such" "$work/run.log" | head -5 | tee -a "$log"
+else
+  say "search skipped: ${l}s left"
 fi
 
-# ---- 3. more configurations and bf16 -----------------------------------------------------------------------
+# ---- 4. more configurations and bf16 -----------------------------------------------------------------------
 bench fused_mlp mlpF "$mlpF" bf16 "$mlp_shapes" 20
 bench fused_mlp mlp-vec8 "VEC=8,ROWS_PER_BLOCK=2" fp16 "$mlp_shapes" 18
 bench matmul mmA "$mmA" fp16 "$mm_shapes" 22
 bench matmul mmB "$mmB" fp16 "$mm_shapes" 22
 bench matmul mmC "$mmC" fp16 "$mm_shapes" 22
 
-# ---- 4. SASS ---------------------------------------------------------------------------------------------
+# ---- 5. SASS ---------------------------------------------------------------------------------------------
 cuobjdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null ||
   python3 -c 'import triton,os;print(os.path.join(os.path.dirname(triton.__file__),"backends/nvidia/bin/cuobjdump"))' 2>/dev/null)
 if (($(left) > 8)); then
@@ -130,21 +146,6 @@ if (($(left) > 8)); then
       echo "${cfg%%:*}: $("$cuobjdump" -sass "$c" | grep -oE 'HGMMA\.[0-9x]+\.[A-Z0-9]+|HMMA\.[0-9]+|UTMALDG[.0-9A-Z]*|USETMAXREG[.A-Z0-9]*' | sort | uniq -c | tr '\n' ' ')" | tee -a "$log"
     grep -E "ak_kernel0|registers|spill|Performance|error" "$work/compile-${cfg%%:*}.txt" | head -4 | tee -a "$log"
   done
-fi
-
-# ---- 5. the search climb ---------------------------------------------------------------------------------
-l=$(left)
-if ((l > 25)); then
-  say "search on matmul from the starter (cap ${l}s)"
-  s=$work/session
-  "$bin/autokernel" new "$s" --kernel matmul --shapes matmul:2048x2048x2048 > "$work/run.log" 2>&1
-  timeout -s INT "$l" "$bin/autokernel" run "$s" --agent search --kernel matmul --budget 30 \
-    --target-speedup 0 >> "$work/run.log" 2>&1
-  echo "run exit $?" | tee -a "$log"
-  grep -E "exp [0-9]+ .*(kept|reverted|FAIL|COMPILE|CRASH)" "$work/run.log" | sed -E 's/^\[[0-9:]+\] //' | cut -c1-200 | tee -a "$log"
-  grep -iE "error|usage" "$work/run.log" | head -5 | tee -a "$log"
-else
-  say "search skipped: ${l}s left"
 fi
 
 # ---- summary ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -181,4 +182,29 @@ TEST_F(GemmVariants, FusedMlpOffHopperIsANamedCompileError) {
     EXPECT_NE(report.compiles[0].result.log.find("FUSE=1 uses wgmma, TMA and setmaxnreg: it needs an sm_90a target"),
               std::string::npos)
         << report.compiles[0].result.log;
+}
+
+// The search sweeps the lowest tier first, in declaration order: the structural switch (matmul's MMA,
+// fused_mlp's FUSE) is the first tunable it changes, so a climb from the starter reaches the tensor-core
+// kernels before it spends experiments on tiles that only the FMA path reads.
+TEST(GemmStarters, TheSearchTriesTheStructuralSwitchFirst) {
+    const struct {
+        const char* file;
+        const char* name;
+    } cases[] = {{"matmul.cu", "MMA"}, {"fused_mlp.cu", "FUSE"}};
+    for (const auto& c : cases) {
+        const KernelContract contract = parse_contract(starter(c.file));
+        ASSERT_FALSE(contract.tunables.empty()) << c.file;
+        int lowest = contract.tunables[0].tier;
+        for (const auto& t : contract.tunables) lowest = std::min(lowest, t.tier);
+        const Tunable* first = nullptr;
+        for (const auto& t : contract.tunables)
+            if (t.tier == lowest) {
+                first = &t;
+                break;
+            }
+        ASSERT_NE(first, nullptr);
+        EXPECT_EQ(first->name, c.name) << c.file;
+        EXPECT_EQ(first->value, "0") << c.file << ": the starter itself stays on the plain path";
+    }
 }

@@ -20,7 +20,8 @@
 //            wgmma m64nBLOCK_Nk16 with A K-major and B N-major straight from the swizzled buffers, one
 //            k-step's group in flight while the next is issued; setmaxnreg gives two consumer warpgroups 232
 //            registers. The k depth of a stage is 64 (one 128-byte swizzled row) whatever BLOCK_K says.
-//            CLUSTER = 2: pairs of blocks (a thread-block cluster) take horizontally adjacent tiles that
+//            CLUSTER = 2 (one block per tile, not persistent): pairs of blocks (a thread-block cluster) take
+//            horizontally adjacent tiles that
 //            share their A rows; each block's producer loads half of the A tile and multicasts it into both
 //            blocks, and a buffer is refilled only after the consumers of both blocks released it (their
 //            warps arrive on both blocks' "empty" barriers). TMA_STORE = 1 (the default; measured 0.99x
@@ -324,9 +325,11 @@ static_assert(kConsumers == 1 || 128 * kProducerRegs + 128 * kConsumers * kConsu
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ kThreads, 1, 1,
-    /* grid */ AK_GRID_PERSISTENT, /* rows_per_block */ 0,
-    /* tile_m, tile_n */ 0, 0,
-    /* grid_x (blocks per SM), grid_y, grid_z */ 1, 0, 0,
+    // CLUSTER = 1: persistent, one block per SM. CLUSTER = 2: one block per tile (a persistent grid would
+    // need every cluster resident at once, which the SMs of a GPC do not always allow: measured 2x slower).
+    /* grid */ CLUSTER > 1 ? AK_GRID_TILES : AK_GRID_PERSISTENT, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ CLUSTER > 1 ? BLOCK_M : 0, CLUSTER > 1 ? BLOCK_N : 0,
+    /* grid_x (blocks per SM), grid_y, grid_z */ CLUSTER > 1 ? 0 : 1, 0, 0,
     /* dynamic_smem_bytes */ kSmemBytes,
     /* cluster */ CLUSTER > 1 ? CLUSTER : 0, 0, 0,
     /* tma_box_rows (A, B, C) */ {BLOCK_M / CLUSTER, kStageK, TMA_STORE ? 64 : 0},
@@ -342,6 +345,9 @@ struct TileCoord {
     int row0, col0;
 };
 __device__ __forceinline__ TileCoord tile_coord(int unit, int tiles_m, int units_n, int rank) {
+    // CLUSTER = 2: the grid has one block per tile (x: tile columns, rounded up to whole clusters; y: tile
+    // rows) and each block takes its own tile once; the cluster's blocks are x-neighbours sharing A rows.
+    if constexpr (CLUSTER > 1) return {(int)blockIdx.y * BLOCK_M, (int)blockIdx.x * BLOCK_N};
     const int per_group = GROUP_M * units_n;
     const int group = unit / per_group;
     const int first_m = group * GROUP_M;
@@ -524,13 +530,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     const int m = args.m, n = args.n, k = args.k;
     const int tiles_m = (m + BLOCK_M - 1) / BLOCK_M, tiles_n = (n + BLOCK_N - 1) / BLOCK_N;
     const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
-    const int n_units = tiles_m * units_n;
+    const int n_units = CLUSTER > 1 ? 1 : tiles_m * units_n;
     const int k_tiles = (k + kStageK - 1) / kStageK;
     const int wg = (int)threadIdx.x / 128 - 1;  // consumer warpgroup, -1: the producer
     const int t128 = threadIdx.x % 128;
     // The launcher rounds the grid up to whole clusters; cluster c is blocks c * CLUSTER .. + CLUSTER - 1.
     const int rank = CLUSTER > 1 ? (int)ak_cluster_ctarank() : 0;
-    const int first_unit = (int)blockIdx.x / CLUSTER, unit_step = (int)gridDim.x / CLUSTER;
+    // CLUSTER = 1: the persistent walk; CLUSTER = 2: this block's one tile (tile_coord reads the block index).
+    const int first_unit = CLUSTER > 1 ? 0 : (int)blockIdx.x, unit_step = CLUSTER > 1 ? 1 : (int)gridDim.x;
 
     if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0) {
         // No tensor maps: the same wgmmas on one stage that every thread fills, synchronously (each block

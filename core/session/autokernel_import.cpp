@@ -167,6 +167,11 @@ std::vector<AutoKernelRow> read_autokernel_results(const fs::path& path) {
         e.tag = std::string(trim(fields[kTag]));
         e.kernel_type = std::string(trim(fields[kKernelType]));
         if (e.kernel_type.empty()) bad(path, where(line_number, kKernelType) + ": empty");
+        // It names the session's kernel file (kernels/<kernel_type>.cu): a file name and a git tree entry.
+        if (e.kernel_type.size() > kMaxKernelNameLength)
+            bad(path, where(line_number, kKernelType) + ": " + std::to_string(e.kernel_type.size()) +
+                          " characters, at most " + std::to_string(kMaxKernelNameLength) + " (it names kernels/" +
+                          "<kernel_type>.cu)");
         e.throughput_tflops = number_field(fields[kThroughputTflops], line_number, kThroughputTflops, path);
         e.latency_us = number_field(fields[kLatencyUs], line_number, kLatencyUs, path);
         e.pct_peak = number_field(fields[kPctPeak], line_number, kPctPeak, path);

@@ -17,6 +17,14 @@ void ensure_libgit2_initialised() {
         // Never shut down: objects may live until exit, and libgit2 keeps a reference count anyway.
         if (git_libgit2_init() < 0) throw Error(ErrorKind::Git, "cannot initialise libgit2");
         git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
+        // A session is read by whoever may read its folder: a team's session on a shared GPU server
+        // is viewed by users who do not own it. libgit2's ownership check (safe.directory) guards
+        // against a repository's config running programs, which libgit2 never does, so it is off.
+        git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+        // Sessions depend on no user's git configuration (an unreadable HOME must not stop a viewer).
+        for (const git_config_level_t level : {GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG,
+                                               GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA})
+            git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, "");
     });
 }
 
@@ -57,6 +65,30 @@ std::string to_hex(const git_oid& oid) {
     return buffer;
 }
 
+// A path written into a tree: components of 1..255 bytes (git stores names longer than 65,535
+// bytes wrongly, file systems refuse more than 255), no NUL, not ".", ".." or ".git".
+void check_tree_path(const std::string& path) {
+    const auto refuse = [&](const std::string& why) {
+        const std::string shown = path.size() > 80 ? path.substr(0, 80) + "... (" + std::to_string(path.size()) +
+                                                         " bytes)"
+                                                   : path;
+        throw Error(ErrorKind::Usage, "cannot write '" + shown + "' into a git tree: " + why);
+    };
+    if (path.empty()) refuse("the path is empty");
+    if (path.find('\0') != std::string::npos) refuse("it contains a NUL byte");
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t slash = path.find('/', start);
+        const std::string_view part = std::string_view(path).substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+        if (part.empty()) refuse("it has an empty component");
+        if (part == "." || part == ".." || part == ".git") refuse("it has a component '" + std::string(part) + "'");
+        if (part.size() > 255)
+            refuse("a component is " + std::to_string(part.size()) + " bytes long (at most 255)");
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+}
+
 git_oid parse_oid(const std::string& id, const std::string& what) {
     git_oid oid;
     if (id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id.c_str()) < 0)
@@ -68,6 +100,7 @@ git_oid parse_oid(const std::string& id, const std::string& what) {
 
 struct GitRepository::Impl {
     RepositoryPtr repo;
+    mutable OdbPtr odb;  // opened on first use by check_commit()
 
     CommitPtr lookup_commit(const std::string& id) const {
         const git_oid oid = parse_oid(id, "looking up commit");
@@ -171,6 +204,7 @@ std::string GitRepository::write_tree(const std::string& base_commit,
         const CommitPtr commit = impl_->lookup_commit(base_commit);
         base = impl_->tree_of(commit.get(), base_commit);
     }
+    for (const auto& file : files) check_tree_path(file.first);  // before anything is written
     std::vector<git_tree_update> updates(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& [path, content] = files[i];
@@ -239,6 +273,51 @@ std::optional<std::string> GitRepository::blob_id_at(const std::string& commit, 
     TreeEntryPtr entry(raw);
     if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::nullopt;
     return to_hex(*git_tree_entry_id(entry.get()));
+}
+
+GitRepository::CommitCheck GitRepository::check_commit(const std::string& commit, const std::string& path) const {
+    // Read raw from the object database: a commit's text is "tree <id>\n" ... "\n\n<message>", and
+    // skipping libgit2's commit parsing and cache makes checking thousands of commits cheaper.
+    const git_oid oid = parse_oid(commit, "checking commit");
+    if (!impl_->odb) {
+        git_odb* odb = nullptr;
+        check(git_repository_odb(&odb, impl_->repo.get()), "opening the object database");
+        impl_->odb.reset(odb);
+    }
+    git_odb_object* raw_object = nullptr;
+    const int rc_read = git_odb_read(&raw_object, impl_->odb.get(), &oid);
+    if (rc_read == GIT_ENOTFOUND)
+        throw Error(ErrorKind::NotFound, "commit " + commit + " is not in the repository " + impl_->work_dir());
+    check(rc_read, "reading commit " + commit);
+    const std::unique_ptr<git_odb_object, void (*)(git_odb_object*)> object(raw_object, git_odb_object_free);
+    if (git_odb_object_type(object.get()) != GIT_OBJECT_COMMIT)
+        throw Error(ErrorKind::Git, "object " + commit + " is not a commit");
+    const std::string_view text(static_cast<const char*>(git_odb_object_data(object.get())),
+                                git_odb_object_size(object.get()));
+    const std::size_t body = text.find("\n\n");
+    if (text.substr(0, 5) != "tree " || text.size() < 45 || body == std::string_view::npos)
+        throw Error(ErrorKind::Git, "commit " + commit + " is malformed");
+    CommitCheck result;
+    result.message = std::string(text.substr(body + 2));
+    git_oid tree_id;
+    if (git_oid_fromstrn(&tree_id, text.data() + 5, GIT_OID_HEXSZ) < 0)
+        throw Error(ErrorKind::Git, "commit " + commit + " names no valid tree");
+    git_tree* raw_tree = nullptr;
+    if (git_tree_lookup(&raw_tree, impl_->repo.get(), &tree_id) < 0) {  // not NotFound: the commit exists
+        const git_error* e = git_error_last();
+        throw Error(ErrorKind::Git, "its tree " + to_hex(tree_id) + " is missing or unreadable" +
+                                        (e && e->message ? std::string(": ") + e->message : std::string()));
+    }
+    const TreePtr tree(raw_tree);
+    git_tree_entry* raw = nullptr;
+    const int rc = git_tree_entry_bypath(&raw, tree.get(), path.c_str());
+    if (rc == GIT_ENOTFOUND) return result;
+    check(rc, "looking up " + path + " in commit " + commit);
+    TreeEntryPtr entry(raw);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return result;
+    result.blob = to_hex(*git_tree_entry_id(entry.get()));
+    result.blob_present = git_odb_exists(impl_->odb.get(), git_tree_entry_id(entry.get())) == 1;
+    return result;
 }
 
 std::optional<std::string> GitRepository::file_at(const std::string& commit, const std::string& path) const {

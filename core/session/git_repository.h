@@ -55,6 +55,15 @@ public:
     std::optional<std::string> file_at(const std::string& commit, const std::string& path) const;
     // Blob id of `path` in `commit`'s tree; nullopt if absent.
     std::optional<std::string> blob_id_at(const std::string& commit, const std::string& path) const;
+    // What open() checks of an experiment's commit, in one lookup: its message, and the blob id of
+    // `path` in its tree with whether that blob is in the object database. Throws Error(NotFound)
+    // when the commit is missing, Error(Git) when it or its tree cannot be read.
+    struct CommitCheck {
+        std::string message;
+        std::optional<std::string> blob;  // nullopt: the tree has no such file
+        bool blob_present = false;
+    };
+    CommitCheck check_commit(const std::string& commit, const std::string& path) const;
     // Paths (files only) that differ between the commit and its first parent (all files for a root).
     std::vector<std::string> changed_files(const std::string& commit) const;
     // Every commit reachable from any ref or from HEAD's reflog, oldest first.

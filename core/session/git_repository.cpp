@@ -3,6 +3,7 @@
 #include "util/error.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
 
 #include <mutex>
 
@@ -101,6 +102,7 @@ git_oid parse_oid(const std::string& id, const std::string& what) {
 struct GitRepository::Impl {
     RepositoryPtr repo;
     mutable OdbPtr odb;  // opened on first use by check_commit()
+    git_odb_backend* mempack = nullptr;  // owned by the object database once added (begin_batch)
 
     CommitPtr lookup_commit(const std::string& id) const {
         const git_oid oid = parse_oid(id, "looking up commit");
@@ -445,6 +447,36 @@ void GitRepository::for_each_ref(
         }
     }
     if (rc != GIT_ITEROVER) check(rc, "listing refs " + glob);
+}
+
+void GitRepository::begin_batch() {
+    if (impl_->mempack) return;
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
+    OdbPtr odb(raw);
+    git_odb_backend* backend = nullptr;
+    check(git_mempack_new(&backend), "creating an in-memory object store");
+    // Highest priority: new objects go to memory; reads fall through to the files.
+    check(git_odb_add_backend(odb.get(), backend, 1000), "adding the in-memory object store");
+    impl_->mempack = backend;
+}
+
+void GitRepository::flush_batch() {
+    if (!impl_->mempack) return;
+    git_buf pack = GIT_BUF_INIT;
+    check(git_mempack_dump(&pack, impl_->repo.get(), impl_->mempack), "packing the batch of objects");
+    const std::unique_ptr<git_buf, void (*)(git_buf*)> owned(&pack, git_buf_dispose);
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
+    OdbPtr odb(raw);
+    git_odb_writepack* writer = nullptr;
+    check(git_odb_write_pack(&writer, odb.get(), nullptr, nullptr), "starting a pack file");
+    const std::unique_ptr<git_odb_writepack, void (*)(git_odb_writepack*)> writing(
+        writer, [](git_odb_writepack* w) { w->free(w); });
+    git_indexer_progress stats{};
+    check(writer->append(writer, pack.ptr, pack.size, &stats), "writing a pack file");
+    check(writer->commit(writer, &stats), "writing a pack file's index");
+    check(git_mempack_reset(impl_->mempack), "emptying the in-memory object store");
 }
 
 void GitRepository::pack_refs() {

@@ -46,6 +46,13 @@ public:
     std::string write_commit(const std::string& tree, const std::vector<std::string>& parents,
                              const std::string& message);
 
+    // --- batches (bulk import) ---
+    // From begin_batch() on, new objects are kept in memory; flush_batch() writes them as one pack
+    // file (one fsync instead of one per object) and empties the memory. Objects written in a batch
+    // are readable before the flush. Without a flush they are lost with the process.
+    void begin_batch();
+    void flush_batch();
+
     // --- reading commits ---
     std::string commit_message(const std::string& commit) const;  // NotFound naming the commit
     std::vector<std::string> commit_parents(const std::string& commit) const;

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <cstdlib>
 #include <fcntl.h>
 #include <optional>
@@ -188,9 +187,7 @@ void SessionBuilder::add(const NewExperiment& request) {
 void SessionBuilder::flush() {
     Impl& b = *impl_;
     if (b.count == b.durable) return;
-    const auto t0 = std::clock();
     b.repo->flush_batch();                       // 1. the chunk's objects: one pack, fsync'd
-    if (std::getenv("AK_TMP_TIMING")) std::fprintf(stderr, "flush %.3f s\n", double(std::clock() - t0) / CLOCKS_PER_SEC);
     append_durably(b.results(), b.pending_rows);  // 2. its rows: one append, fsync'd
     b.pending_rows.clear();
     b.pending_bytes = 0;

@@ -638,6 +638,8 @@ void GitRepository::begin_batch() {
     // libgit2 caches up to 256 MiB of parsed objects per process by default; a bulk import reads each
     // object about once, so a small cache keeps its memory flat.
     git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(16) << 20);
+    // Pack files stay mapped (up to 8 GiB by default); each chunk's pack is touched once, when indexed.
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, static_cast<std::size_t>(64) << 20);
     git_odb* raw = nullptr;
     check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
     OdbPtr odb(raw);

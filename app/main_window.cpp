@@ -1047,7 +1047,7 @@ void MainWindow::showWarnings()
         dialog->setModal(false);
         auto* layout = new QVBoxLayout(dialog);
         layout->addWidget(new QLabel(tr("Repairs the session needs (the workbench opens sessions read-only and "
-                                        "never changes them; run “autokernel repair” to apply them):")));
+                                        "never changes them; run “autokernel session repair” to apply them):")));
         m_warningsText = new QPlainTextEdit;
         m_warningsText->setReadOnly(true);
         layout->addWidget(m_warningsText);

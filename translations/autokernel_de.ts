@@ -999,8 +999,8 @@ Optionen:
         <translation>Warnungen zur Sitzung</translation>
     </message>
     <message>
-        <source>Repairs the session needs (the workbench opens sessions read-only and never changes them; run “autokernel repair” to apply them):</source>
-        <translation>Reparaturen, die die Sitzung braucht (die Workbench öffnet Sitzungen nur lesend und ändert sie nie; „autokernel repair“ führt sie aus):</translation>
+        <source>Repairs the session needs (the workbench opens sessions read-only and never changes them; run “autokernel session repair” to apply them):</source>
+        <translation>Reparaturen, die die Sitzung braucht (die Workbench öffnet Sitzungen nur lesend und ändert sie nie; „autokernel session repair“ führt sie aus):</translation>
     </message>
     <message>
         <source>AutoKernel Workbench</source>

@@ -75,6 +75,7 @@ int compile_candidate_per_dtype(const Arguments& a, const std::string& file, con
         std::cerr << one.result.log << "autokernel: " << file << " does not compile for " << to_string(one.dtype) << " ("
                   << options.arch << ")\n";
     }
+    for (const std::string& error : report.errors) std::cerr << "autokernel: " << error << "\n";
     return report.ok() ? kExitOk : kExitFailure;
 }
 
@@ -116,6 +117,12 @@ int run_compile(std::span<const std::string> args) {
         return kExitFailure;
     }
     if (!r.log.empty()) std::cerr << r.log;  // warnings
+    if (r.resources_reported && r.kernels.empty()) {
+        std::cerr << "autokernel: " << file << " has no __global__ entry point: there is nothing to launch"
+                  << (source.find("__global__") == std::string::npos ? "" : " (are the kernels templates never instantiated?)")
+                  << "\n";
+        return kExitFailure;
+    }
 
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.1f", r.compile_ms);

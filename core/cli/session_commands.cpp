@@ -7,7 +7,9 @@
 #include "util/durable_file.h"
 #include "util/error.h"
 
+#include <chrono>
 #include <iostream>
+#include <unistd.h>
 
 namespace ak::cli {
 namespace {
@@ -52,10 +54,23 @@ int import_autokernel_command(std::span<const std::string> args) {
     std::optional<std::filesystem::path> repo;
     if (auto r = a.value("--repo")) repo = *r;
     std::vector<std::string> warnings;
-    const Session session = import_autokernel(a.positional()[0], a.positional()[1], repo, &warnings);
+    const bool terminal = ::isatty(2) != 0;
+    const auto started = std::chrono::steady_clock::now();
+    const auto progress = [&](std::size_t done, std::size_t total) {
+        if (!terminal && done % 100000 != 0 && done != total) return;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cerr << (terminal ? "\r" : "") << "autokernel: imported " << done << " of " << total << " rows ("
+                  << static_cast<long long>(seconds > 0 ? done / seconds : 0) << " rows/s)" << (terminal ? "" : "\n")
+                  << std::flush;
+    };
+    const ImportResult result = import_autokernel(a.positional()[0], a.positional()[1], repo, &warnings, progress);
+    if (terminal) std::cerr << "\n";
     print_warnings(warnings);
-    std::cout << "imported " << session.experiments().size() << " experiments from " << a.positional()[0]
-              << " into the session " << session.dir().string() << "\n";
+    std::cout << "imported " << result.experiments << " experiments from " << a.positional()[0]
+              << " into the session " << result.dir.string()
+              << (result.resumed_after ? " (continuing a stopped import after row " + std::to_string(result.resumed_after) + ")"
+                                       : std::string())
+              << "\n";
     return kExitOk;
 }
 

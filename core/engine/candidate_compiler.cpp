@@ -1,6 +1,7 @@
 #include "engine/candidate_compiler.h"
 
 #include "util/error.h"
+#include "util/source_text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -25,7 +26,7 @@ std::string milliseconds(double ms) {
 }  // namespace
 
 bool CandidateCompileReport::ok() const {
-    return !compiles.empty() &&
+    return !compiles.empty() && errors.empty() &&
            std::all_of(compiles.begin(), compiles.end(), [](const CandidateCompile& c) { return c.result.ok; });
 }
 
@@ -34,6 +35,8 @@ CandidateCompileReport compile_candidate(NvrtcCompiler& compiler, std::string_vi
     CandidateCompileReport report;
     report.source_name = std::string(source_name);
     report.arch = options.arch;
+    if (const auto problem = source_text_problem(source))
+        throw Error(ErrorKind::Usage, report.source_name + ": " + *problem);
     report.contract = parse_contract(source);
     if (!report.contract.ok())
         throw Error(ErrorKind::Usage, "the @autokernel contract of " + report.source_name + " has errors:\n" +
@@ -63,8 +66,9 @@ CandidateCompileReport compile_candidate(NvrtcCompiler& compiler, std::string_vi
             return k.name.rfind("ak_kernel", 0) == 0;
         });
         if (!has_entry)
-            report.warnings.push_back("no entry point named ak_kernel0..ak_kernel3 for " + std::string(to_string(c.dtype)) +
-                                      ": the launcher only launches extern \"C\" __global__ ak_kernel<i>");
+            report.errors.push_back(report.source_name + ": no entry point named ak_kernel0..ak_kernel3 for " +
+                                    std::string(to_string(c.dtype)) +
+                                    ": the launcher only launches extern \"C\" __global__ ak_kernel<i>");
         break;
     }
     return report;
@@ -122,6 +126,7 @@ std::string format_compile_report(const CandidateCompileReport& report, bool inc
         }
     }
     for (const auto& w : report.warnings) out += "warning: " + w + "\n";
+    for (const auto& e : report.errors) out += "error: " + e + "\n";
     if (include_logs) {
         for (const auto& c : report.compiles) {
             if (c.result.ok) continue;

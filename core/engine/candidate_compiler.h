@@ -33,12 +33,15 @@ struct CandidateCompileReport {
     KernelContract contract;
     std::optional<KernelType> type;           // declared in the source or given in the options
     std::vector<CandidateCompile> compiles;   // one per dtype, in the order asked for
-    std::vector<std::string> warnings;        // e.g. no ak_kernel0 entry point
+    std::vector<std::string> warnings;        // compiler remarks worth showing
+    std::vector<std::string> errors;          // e.g. no ak_kernel0 entry point: nothing could be launched
 
-    bool ok() const;  // every dtype compiled
+    bool ok() const;  // every dtype compiled, and no errors
 };
 
-// Throws Error(Usage) when the contract has errors (listed as "<source_name>:<line>: message"), when
+// Throws Error(Usage) when the source is empty, contains a NUL or a byte that is not UTF-8 (the
+// compiler would silently ignore the rest), when the contract has errors (listed as
+// "<source_name>:<line>: message"), when
 // its type contradicts options.type, or for a dtype that kernels are not compiled in. A source that
 // does not compile is not an exception: its CompileResult has ok = false and the log.
 CandidateCompileReport compile_candidate(NvrtcCompiler& compiler, std::string_view source, std::string_view source_name,

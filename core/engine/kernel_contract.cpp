@@ -1,9 +1,11 @@
 #include "engine/kernel_contract.h"
 
 #include "util/error.h"
+#include "util/source_text.h"
 #include "util/text.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -27,6 +29,19 @@ bool is_value_token(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
     });
+}
+
+// Digits (with an optional sign) must be a value an int holds; other tokens pass.
+bool fits_int32_if_integer(std::string_view v) {
+    std::string_view digits = v;
+    if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) digits.remove_prefix(1);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return true;
+    const std::size_t first = digits.find_first_not_of('0');
+    if (first == std::string_view::npos) return true;  // zero
+    if (digits.size() - first > 10) return false;
+    const long long magnitude = std::stoll(std::string(digits.substr(first)));
+    return v[0] == '-' ? magnitude <= 2147483648LL : magnitude <= 2147483647LL;
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -140,6 +155,11 @@ std::optional<ParsedTunable> parse_tunable(Cursor& c, int line_no, std::vector<C
                         "' (expected 'tier N' or '-- help')");
         t.help = std::string(trim(c.line.substr(c.pos + 2)));
     }
+    for (const std::string& v : t.allowed)
+        if (!fits_int32_if_integer(v))
+            return fail("tunable " + t.name + ": value " + v + " is outside the 32-bit range (" +
+                        std::to_string(INT32_MIN) + " to " + std::to_string(INT32_MAX) +
+                        "); a kernel's -D define becomes an int");
     if (std::find(t.allowed.begin(), t.allowed.end(), t.value) == t.allowed.end())
         return fail("tunable " + t.name + " = " + t.value + " is not in " + join_allowed(t.allowed));
     return p;
@@ -232,7 +252,12 @@ std::string KernelContract::error_text(std::string_view source_name) const {
     return out;
 }
 
-KernelContract parse_contract(std::string_view source) { return parse(source).contract; }
+KernelContract parse_contract(std::string_view source) {
+    KernelContract contract = parse(source).contract;
+    int line = 0;
+    if (const auto problem = source_text_problem(source, &line, true)) contract.errors.insert(contract.errors.begin(), {line, *problem});
+    return contract;
+}
 
 std::string set_tunable(std::string_view source, std::string_view name, std::string_view value) {
     const ParsedContract p = parse(source);

@@ -2,6 +2,7 @@
 
 #include "gpu/sha256.h"
 #include "util/error.h"
+#include "util/source_text.h"
 
 #include <nvrtc.h>
 
@@ -261,6 +262,16 @@ CompileResult NvrtcCompiler::compile(std::string_view source, std::string_view s
         throw Error(ErrorKind::Usage, "architecture '" + o.arch +
                                           "' is not a real GPU architecture: pass one such as sm_90, sm_90a or sm_80 "
                                           "(a cubin is compiled for one GPU generation)");
+
+    // NVRTC reads the source as a C string and stops at a NUL or a byte that is not UTF-8: refuse
+    // such a source instead of compiling what comes before it.
+    if (const auto problem = source_text_problem(source, nullptr, true)) {
+        CompileResult refused;
+        refused.arch = o.arch;
+        refused.log = std::string(source_name) + ": " + *problem + "\n";
+        refused.compile_ms = elapsed_ms();
+        return refused;
+    }
 
     std::vector<std::string> include_dirs;
     if (o.add_cuda_include_dir && !cuda_include_dir().empty()) include_dirs.push_back(cuda_include_dir());

@@ -20,6 +20,7 @@
 #include "session/session.h"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +37,26 @@ struct AutoKernelRow {
 // Error(BadEncoding) naming line and byte, Error(NotFound) when the file is missing.
 std::vector<AutoKernelRow> read_autokernel_results(const std::filesystem::path& results_tsv);
 
+// Calls `visit` for each row in file order, reading the file a line at a time (the same checks).
+void for_each_autokernel_row(const std::filesystem::path& results_tsv,
+                             const std::function<void(AutoKernelRow&&)>& visit);
+
+struct ImportResult {
+    std::filesystem::path dir;       // the new session
+    std::size_t experiments = 0;
+    std::size_t resumed_after = 0;   // rows a stopped import had already written (0: a fresh import)
+};
+// Called now and then with the rows imported so far and the total.
+using ImportProgress = std::function<void(std::size_t done, std::size_t total)>;
+
 // Creates `new_dir` (must not exist, or be empty) as a session holding every row as an experiment,
-// in file order. `warnings` (optional) receives one line per row whose source was not found and
-// per tolerated oddity.
-Session import_autokernel(const std::filesystem::path& results_tsv, const std::filesystem::path& new_dir,
-                          const std::optional<std::filesystem::path>& ak_repo,
-                          std::vector<std::string>* warnings);
+// in file order, through a SessionBuilder: the session appears under `new_dir` only when complete,
+// and an import that was stopped (killed, power loss) is continued by running it again with the
+// same file (or discarded by removing the hidden folder the error names). Memory does not grow with
+// the number of rows. `warnings` (optional) receives tolerated oddities and the first rows whose
+// source was not found (then a count).
+ImportResult import_autokernel(const std::filesystem::path& results_tsv, const std::filesystem::path& new_dir,
+                               const std::optional<std::filesystem::path>& ak_repo,
+                               std::vector<std::string>* warnings, const ImportProgress& progress = {});
 
 }  // namespace ak

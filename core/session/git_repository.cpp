@@ -3,6 +3,10 @@
 #include "util/error.h"
 
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
+
+#include <cstring>
+#include <unordered_map>
 
 #include <mutex>
 
@@ -17,6 +21,14 @@ void ensure_libgit2_initialised() {
         // Never shut down: objects may live until exit, and libgit2 keeps a reference count anyway.
         if (git_libgit2_init() < 0) throw Error(ErrorKind::Git, "cannot initialise libgit2");
         git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
+        // A session is read by whoever may read its folder: a team's session on a shared GPU server
+        // is viewed by users who do not own it. libgit2's ownership check (safe.directory) guards
+        // against a repository's config running programs, which libgit2 never does, so it is off.
+        git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+        // Sessions depend on no user's git configuration (an unreadable HOME must not stop a viewer).
+        for (const git_config_level_t level : {GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG,
+                                               GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA})
+            git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, "");
     });
 }
 
@@ -57,6 +69,30 @@ std::string to_hex(const git_oid& oid) {
     return buffer;
 }
 
+// A path written into a tree: components of 1..255 bytes (git stores names longer than 65,535
+// bytes wrongly, file systems refuse more than 255), no NUL, not ".", ".." or ".git".
+void check_tree_path(const std::string& path) {
+    const auto refuse = [&](const std::string& why) {
+        const std::string shown = path.size() > 80 ? path.substr(0, 80) + "... (" + std::to_string(path.size()) +
+                                                         " bytes)"
+                                                   : path;
+        throw Error(ErrorKind::Usage, "cannot write '" + shown + "' into a git tree: " + why);
+    };
+    if (path.empty()) refuse("the path is empty");
+    if (path.find('\0') != std::string::npos) refuse("it contains a NUL byte");
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t slash = path.find('/', start);
+        const std::string_view part = std::string_view(path).substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+        if (part.empty()) refuse("it has an empty component");
+        if (part == "." || part == ".." || part == ".git") refuse("it has a component '" + std::string(part) + "'");
+        if (part.size() > 255)
+            refuse("a component is " + std::to_string(part.size()) + " bytes long (at most 255)");
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+}
+
 git_oid parse_oid(const std::string& id, const std::string& what) {
     git_oid oid;
     if (id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&oid, id.c_str()) < 0)
@@ -64,10 +100,193 @@ git_oid parse_oid(const std::string& id, const std::string& what) {
     return oid;
 }
 
+// SHA-1 of a pack file's bytes (its trailer). Objects are named by libgit2; only the pack's own
+// checksum is computed here.
+class Sha1 {
+public:
+    void update(const unsigned char* data, std::size_t size) {
+        total_ += size;
+        while (size > 0) {
+            const std::size_t take = std::min(size, sizeof block_ - used_);
+            std::memcpy(block_ + used_, data, take);
+            used_ += take;
+            data += take;
+            size -= take;
+            if (used_ == sizeof block_) {
+                compress();
+                used_ = 0;
+            }
+        }
+    }
+    void finish(unsigned char out[20]) {
+        const std::uint64_t bits = total_ * 8;
+        const unsigned char pad = 0x80;
+        update(&pad, 1);
+        const unsigned char zero = 0;
+        while (used_ != 56) update(&zero, 1);
+        unsigned char length[8];
+        for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
+        update(length, 8);
+        for (int i = 0; i < 5; ++i)
+            for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<unsigned char>(h_[i] >> (24 - 8 * j));
+    }
+
+private:
+    static std::uint32_t rotl(std::uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+    void compress() {
+        std::uint32_t w[80];
+        for (int i = 0; i < 16; ++i)
+            w[i] = std::uint32_t(block_[4 * i]) << 24 | std::uint32_t(block_[4 * i + 1]) << 16 |
+                   std::uint32_t(block_[4 * i + 2]) << 8 | std::uint32_t(block_[4 * i + 3]);
+        for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+        std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4];
+        for (int i = 0; i < 80; ++i) {
+            std::uint32_t f, k;
+            if (i < 20) f = (b & c) | (~b & d), k = 0x5A827999;
+            else if (i < 40) f = b ^ c ^ d, k = 0x6ED9EBA1;
+            else if (i < 60) f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDC;
+            else f = b ^ c ^ d, k = 0xCA62C1D6;
+            const std::uint32_t t = rotl(a, 5) + f + e + k + w[i];
+            e = d, d = c, c = rotl(b, 30), b = a, a = t;
+        }
+        h_[0] += a, h_[1] += b, h_[2] += c, h_[3] += d, h_[4] += e;
+    }
+    std::uint32_t h_[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
+    unsigned char block_[64] = {};
+    std::size_t used_ = 0;
+    std::uint64_t total_ = 0;
+};
+
+struct OidHash {
+    std::size_t operator()(const git_oid& oid) const {
+        std::size_t h;
+        std::memcpy(&h, oid.id, sizeof h);
+        return h;
+    }
+};
+struct OidEqual {
+    bool operator()(const git_oid& a, const git_oid& b) const { return std::memcmp(a.id, b.id, GIT_OID_RAWSZ) == 0; }
+};
+
+}  // namespace
+
+// An object store in memory for begin_batch(): a libgit2 object database backend whose objects
+// flush_batch() writes as one pack file. Unlike libgit2's mempack it writes no deltas (their search
+// cost most of an import's time) and compresses nothing (zlib "stored" blocks): the pack is written
+// and indexed at memory speed; `git gc` can compress it later.
+struct BatchStore {
+    git_odb_backend parent;  // first member: libgit2 passes &parent back
+    struct Object {
+        git_object_t type;
+        std::string data;
+    };
+    std::unordered_map<git_oid, Object, OidHash, OidEqual> objects;
+    std::vector<git_oid> order;
+
+    static BatchStore* of(git_odb_backend* backend) { return reinterpret_cast<BatchStore*>(backend); }
+
+    static int read(void** out, std::size_t* size, git_object_t* type, git_odb_backend* backend, const git_oid* oid) {
+        const auto it = of(backend)->objects.find(*oid);
+        if (it == of(backend)->objects.end()) return GIT_ENOTFOUND;
+        void* buffer = git_odb_backend_data_alloc(backend, it->second.data.size() + 1);
+        if (!buffer) return -1;
+        std::memcpy(buffer, it->second.data.data(), it->second.data.size());
+        *out = buffer;
+        *size = it->second.data.size();
+        *type = it->second.type;
+        return 0;
+    }
+    static int read_header(std::size_t* size, git_object_t* type, git_odb_backend* backend, const git_oid* oid) {
+        const auto it = of(backend)->objects.find(*oid);
+        if (it == of(backend)->objects.end()) return GIT_ENOTFOUND;
+        *size = it->second.data.size();
+        *type = it->second.type;
+        return 0;
+    }
+    static int write(git_odb_backend* backend, const git_oid* oid, const void* data, std::size_t size, git_object_t type) {
+        BatchStore* store = of(backend);
+        const auto [it, added] = store->objects.try_emplace(*oid);
+        if (added) {
+            it->second.type = type;
+            it->second.data.assign(static_cast<const char*>(data), size);
+            store->order.push_back(*oid);
+        }
+        return 0;
+    }
+    static int exists(git_odb_backend* backend, const git_oid* oid) { return of(backend)->objects.count(*oid) ? 1 : 0; }
+    static int freshen(git_odb_backend* backend, const git_oid* oid) {
+        return of(backend)->objects.count(*oid) ? 0 : GIT_ENOTFOUND;
+    }
+    static void free_store(git_odb_backend* backend) { delete of(backend); }
+
+    static BatchStore* create() {
+        auto* store = new BatchStore();
+        git_odb_init_backend(&store->parent, GIT_ODB_BACKEND_VERSION);
+        store->parent.read = &read;
+        store->parent.read_header = &read_header;
+        store->parent.write = &write;
+        store->parent.exists = &exists;
+        store->parent.freshen = &freshen;
+        store->parent.free = &free_store;
+        return store;
+    }
+
+    // The objects as a version-2 pack: undeltified entries, each a zlib stream of stored blocks.
+    std::string pack() const {
+        std::string out = "PACK";
+        const auto be32 = [&](std::uint32_t v) {
+            for (int i = 3; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
+        };
+        be32(2);
+        be32(static_cast<std::uint32_t>(order.size()));
+        for (const git_oid& oid : order) {
+            const Object& object = objects.at(oid);
+            std::size_t size = object.data.size();
+            unsigned char byte = static_cast<unsigned char>((int(object.type) << 4) | (size & 0x0F));
+            size >>= 4;
+            while (size) {
+                out += static_cast<char>(byte | 0x80);
+                byte = static_cast<unsigned char>(size & 0x7F);
+                size >>= 7;
+            }
+            out += static_cast<char>(byte);
+            out += "\x78\x01";  // zlib header: deflate, no dictionary
+            std::uint32_t a = 1, b = 0;
+            const std::string& data = object.data;
+            std::size_t at = 0;
+            do {
+                const std::size_t take = std::min<std::size_t>(data.size() - at, 65535);
+                const bool last = at + take == data.size();
+                out += static_cast<char>(last ? 1 : 0);
+                out += static_cast<char>(take & 0xFF);
+                out += static_cast<char>(take >> 8);
+                out += static_cast<char>(~take & 0xFF);
+                out += static_cast<char>((~take >> 8) & 0xFF);
+                out.append(data, at, take);
+                for (std::size_t i = at; i < at + take; ++i) {
+                    a = (a + static_cast<unsigned char>(data[i])) % 65521;
+                    b = (b + a) % 65521;
+                }
+                at += take;
+            } while (at < data.size());
+            be32((b << 16) | a);  // Adler-32
+        }
+        Sha1 sha;
+        sha.update(reinterpret_cast<const unsigned char*>(out.data()), out.size());
+        unsigned char digest[20];
+        sha.finish(digest);
+        out.append(reinterpret_cast<const char*>(digest), 20);
+        return out;
+    }
+};
+
+namespace {
 }  // namespace
 
 struct GitRepository::Impl {
     RepositoryPtr repo;
+    mutable OdbPtr odb;  // opened on first use by check_commit()
+    struct BatchStore* batch = nullptr;  // owned by the object database once added (begin_batch)
 
     CommitPtr lookup_commit(const std::string& id) const {
         const git_oid oid = parse_oid(id, "looking up commit");
@@ -171,6 +390,7 @@ std::string GitRepository::write_tree(const std::string& base_commit,
         const CommitPtr commit = impl_->lookup_commit(base_commit);
         base = impl_->tree_of(commit.get(), base_commit);
     }
+    for (const auto& file : files) check_tree_path(file.first);  // before anything is written
     std::vector<git_tree_update> updates(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& [path, content] = files[i];
@@ -239,6 +459,51 @@ std::optional<std::string> GitRepository::blob_id_at(const std::string& commit, 
     TreeEntryPtr entry(raw);
     if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::nullopt;
     return to_hex(*git_tree_entry_id(entry.get()));
+}
+
+GitRepository::CommitCheck GitRepository::check_commit(const std::string& commit, const std::string& path) const {
+    // Read raw from the object database: a commit's text is "tree <id>\n" ... "\n\n<message>", and
+    // skipping libgit2's commit parsing and cache makes checking thousands of commits cheaper.
+    const git_oid oid = parse_oid(commit, "checking commit");
+    if (!impl_->odb) {
+        git_odb* odb = nullptr;
+        check(git_repository_odb(&odb, impl_->repo.get()), "opening the object database");
+        impl_->odb.reset(odb);
+    }
+    git_odb_object* raw_object = nullptr;
+    const int rc_read = git_odb_read(&raw_object, impl_->odb.get(), &oid);
+    if (rc_read == GIT_ENOTFOUND)
+        throw Error(ErrorKind::NotFound, "commit " + commit + " is not in the repository " + impl_->work_dir());
+    check(rc_read, "reading commit " + commit);
+    const std::unique_ptr<git_odb_object, void (*)(git_odb_object*)> object(raw_object, git_odb_object_free);
+    if (git_odb_object_type(object.get()) != GIT_OBJECT_COMMIT)
+        throw Error(ErrorKind::Git, "object " + commit + " is not a commit");
+    const std::string_view text(static_cast<const char*>(git_odb_object_data(object.get())),
+                                git_odb_object_size(object.get()));
+    const std::size_t body = text.find("\n\n");
+    if (text.substr(0, 5) != "tree " || text.size() < 45 || body == std::string_view::npos)
+        throw Error(ErrorKind::Git, "commit " + commit + " is malformed");
+    CommitCheck result;
+    result.message = std::string(text.substr(body + 2));
+    git_oid tree_id;
+    if (git_oid_fromstrn(&tree_id, text.data() + 5, GIT_OID_HEXSZ) < 0)
+        throw Error(ErrorKind::Git, "commit " + commit + " names no valid tree");
+    git_tree* raw_tree = nullptr;
+    if (git_tree_lookup(&raw_tree, impl_->repo.get(), &tree_id) < 0) {  // not NotFound: the commit exists
+        const git_error* e = git_error_last();
+        throw Error(ErrorKind::Git, "its tree " + to_hex(tree_id) + " is missing or unreadable" +
+                                        (e && e->message ? std::string(": ") + e->message : std::string()));
+    }
+    const TreePtr tree(raw_tree);
+    git_tree_entry* raw = nullptr;
+    const int rc = git_tree_entry_bypath(&raw, tree.get(), path.c_str());
+    if (rc == GIT_ENOTFOUND) return result;
+    check(rc, "looking up " + path + " in commit " + commit);
+    TreeEntryPtr entry(raw);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return result;
+    result.blob = to_hex(*git_tree_entry_id(entry.get()));
+    result.blob_present = git_odb_exists(impl_->odb.get(), git_tree_entry_id(entry.get())) == 1;
+    return result;
 }
 
 std::optional<std::string> GitRepository::file_at(const std::string& commit, const std::string& path) const {
@@ -366,6 +631,43 @@ void GitRepository::for_each_ref(
         }
     }
     if (rc != GIT_ITEROVER) check(rc, "listing refs " + glob);
+}
+
+void GitRepository::begin_batch() {
+    if (impl_->batch) return;
+    // libgit2 caches up to 256 MiB of parsed objects per process by default; a bulk import reads each
+    // object about once, so a small cache keeps its memory flat.
+    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(16) << 20);
+    // Pack files stay mapped (up to 8 GiB by default); each chunk's pack is touched once, when indexed.
+    git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, static_cast<std::size_t>(64) << 20);
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
+    OdbPtr odb(raw);
+    BatchStore* store = BatchStore::create();
+    // Highest priority: new objects go to memory; reads fall through to the files.
+    const int rc = git_odb_add_backend(odb.get(), &store->parent, 1000);
+    if (rc < 0) delete store;
+    check(rc, "adding the in-memory object store");
+    impl_->batch = store;
+}
+
+void GitRepository::flush_batch() {
+    BatchStore* store = impl_->batch;
+    if (!store || store->order.empty()) return;
+    const std::string pack = store->pack();
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
+    OdbPtr odb(raw);
+    git_odb_writepack* writer = nullptr;
+    check(git_odb_write_pack(&writer, odb.get(), nullptr, nullptr), "starting a pack file");
+    const std::unique_ptr<git_odb_writepack, void (*)(git_odb_writepack*)> writing(
+        writer, [](git_odb_writepack* w) { w->free(w); });
+    git_indexer_progress stats{};
+    check(writer->append(writer, pack.data(), pack.size(), &stats), "writing a pack file");
+    check(writer->commit(writer, &stats), "writing a pack file's index");
+    check(git_odb_refresh(odb.get()), "reading the new pack file");
+    store->objects.clear();
+    store->order.clear();
 }
 
 void GitRepository::pack_refs() {

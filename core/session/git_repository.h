@@ -46,6 +46,13 @@ public:
     std::string write_commit(const std::string& tree, const std::vector<std::string>& parents,
                              const std::string& message);
 
+    // --- batches (bulk import) ---
+    // From begin_batch() on, new objects are kept in memory; flush_batch() writes them as one pack
+    // file (one fsync instead of one per object) and empties the memory. Objects written in a batch
+    // are readable before the flush. Without a flush they are lost with the process.
+    void begin_batch();
+    void flush_batch();
+
     // --- reading commits ---
     std::string commit_message(const std::string& commit) const;  // NotFound naming the commit
     std::vector<std::string> commit_parents(const std::string& commit) const;
@@ -55,6 +62,15 @@ public:
     std::optional<std::string> file_at(const std::string& commit, const std::string& path) const;
     // Blob id of `path` in `commit`'s tree; nullopt if absent.
     std::optional<std::string> blob_id_at(const std::string& commit, const std::string& path) const;
+    // What open() checks of an experiment's commit, in one lookup: its message, and the blob id of
+    // `path` in its tree with whether that blob is in the object database. Throws Error(NotFound)
+    // when the commit is missing, Error(Git) when it or its tree cannot be read.
+    struct CommitCheck {
+        std::string message;
+        std::optional<std::string> blob;  // nullopt: the tree has no such file
+        bool blob_present = false;
+    };
+    CommitCheck check_commit(const std::string& commit, const std::string& path) const;
     // Paths (files only) that differ between the commit and its first parent (all files for a root).
     std::vector<std::string> changed_files(const std::string& commit) const;
     // Every commit reachable from any ref or from HEAD's reflog, oldest first.

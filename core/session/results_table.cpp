@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdio>
-#include <fstream>
 
 namespace ak {
 namespace {
@@ -270,21 +269,12 @@ ResultsFile read_results_file(const fs::path& path) {
 }
 
 ResultsFile read_results_tail(const fs::path& path, std::uintmax_t offset, int first_line_number) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::error_code ec;
-        if (!fs::exists(path, ec)) throw Error(ErrorKind::NotFound, "file not found: " + path.string());
-        throw Error(ErrorKind::Io, "cannot read " + path.string());
-    }
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::uintmax_t>(in.tellg());
-    if (size < offset)
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (!ec && size < offset)
         throw Error(ErrorKind::Io, path.string() + " is shorter (" + std::to_string(size) + " bytes) than the " +
                                        std::to_string(offset) + " bytes already read: it was replaced");
-    std::string text(static_cast<std::size_t>(size - offset), '\0');
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!in) throw Error(ErrorKind::Io, "cannot read " + path.string());
+    const std::string text = read_file_from(path, offset);  // refuses FIFOs and devices, names the path
     return with_path(path, [&] { return parse_rows(text, offset, first_line_number); });
 }
 

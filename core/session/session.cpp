@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <set>
 #include <csignal>
 #include <sys/file.h>
 #include <unistd.h>
@@ -56,14 +57,6 @@ void fsync_directory(const fs::path& dir) {
     const int err = errno;
     ::close(fd);
     if (rc != 0) throw Error(ErrorKind::Io, "cannot fsync folder " + dir.string() + ": " + std::strerror(err));
-}
-
-bool valid_kernel_name(const std::string& name) {
-    if (name.empty() || name == "." || name == "..") return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-               c == '.';
-    });
 }
 
 // The advisory lock that makes a process the session's only writer. flock() locks die with the
@@ -132,38 +125,89 @@ void remove_abandoned_staging(const fs::path& parent, const std::string& name) {
     }
 }
 
-// Experiment refs by number. Throws Error(BadFormat) when they are not 0..N-1 without gaps.
-std::vector<std::string> read_experiment_refs(const GitRepository& repo, std::vector<std::string>* warnings) {
-    std::map<long long, std::string> by_number;
+// Experiment refs by number. Gaps are allowed here: the caller fills them from results.tsv or from
+// the commits' trailers.
+std::map<std::size_t, std::string> read_experiment_refs(const GitRepository& repo, std::vector<std::string>* warnings) {
+    std::map<std::size_t, std::string> by_number;
     const std::string prefix(kExperimentRefPrefix);
     repo.for_each_ref(prefix, [&](const std::string& name, const std::string& commit) {
         const auto number = parse_int(std::string_view(name).substr(prefix.size()));
-        if (!number || *number < 0) {
+        if (!number || *number < 0 || *number > 0x7fffffff) {
             if (warnings) warnings->push_back("ignored ref " + name + ": not an experiment number");
             return;
         }
-        by_number[*number] = commit;
+        by_number[static_cast<std::size_t>(*number)] = commit;
     });
-    std::vector<std::string> refs;
-    refs.reserve(by_number.size());
-    for (auto& [number, commit] : by_number) {
-        if (number != static_cast<long long>(refs.size()))
-            throw Error(ErrorKind::BadFormat,
-                        prefix + std::to_string(refs.size()) + " is missing but " + prefix + std::to_string(number) +
-                            " exists: experiment refs must be numbered 0, 1, 2, ... without gaps (was a ref "
-                            "deleted by hand?)");
-        refs.push_back(std::move(commit));
+    return by_number;
+}
+
+// Commits reachable from any ref or HEAD's reflog whose trailers name an experiment, by number
+// (the first found for a number wins). Unreadable history yields what could be read.
+std::map<std::size_t, std::string> experiments_in_history(const GitRepository& repo) {
+    std::map<std::size_t, std::string> found;
+    std::vector<std::string> commits;
+    try {
+        commits = repo.all_commits();
+    } catch (const Error&) {
+        return found;
     }
-    return refs;
+    for (const std::string& commit : commits) {
+        try {
+            const Experiment e = parse_experiment_message(repo.commit_message(commit), commit);
+            if (e.number >= 0) found.emplace(static_cast<std::size_t>(e.number), commit);
+        } catch (const Error&) {
+            // not an experiment commit (the session's root commit), or unreadable
+        }
+    }
+    return found;
 }
 
 Experiment experiment_from_git(const GitRepository& repo, const std::string& commit, std::size_t expected_number) {
-    Experiment e = parse_experiment_message(repo.commit_message(commit), commit);
+    Experiment e;
+    try {
+        e = parse_experiment_message(repo.commit_message(commit), commit);
+    } catch (const Error& error) {
+        throw Error(error.kind(), std::string(kExperimentRefPrefix) + std::to_string(expected_number) + ": " +
+                                      error.what());
+    }
     if (e.number != static_cast<int>(expected_number))
         throw Error(ErrorKind::BadFormat, std::string(kExperimentRefPrefix) + std::to_string(expected_number) +
                                               " points at commit " + commit + ", whose trailers say experiment " +
                                               std::to_string(e.number));
     return e;
+}
+
+// "3", "3, 5", "3..9": the numbers, runs collapsed.
+std::string numbers_text(const std::vector<std::size_t>& numbers) {
+    std::string text;
+    for (std::size_t i = 0; i < numbers.size();) {
+        std::size_t j = i;
+        while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+        if (!text.empty()) text += ", ";
+        text += std::to_string(numbers[i]) + (j > i ? ".." + std::to_string(numbers[j]) : "");
+        i = j + 1;
+    }
+    return text;
+}
+
+// The first column where two formatted rows differ ("kernel_file"), or "" when equal.
+std::string first_differing_column(const std::string& a, const std::string& b) {
+    if (a == b) return "";
+    const auto fa = split(a, '\t');
+    const auto fb = split(b, '\t');
+    const auto names = results_columns();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string_view x = i < fa.size() ? fa[i] : std::string_view();
+        const std::string_view y = i < fb.size() ? fb[i] : std::string_view();
+        if (x != y) return std::string(names[i]);
+    }
+    return "a field";
+}
+
+// session.json, parsed; at most 16 MiB are read.
+SessionInfo read_session_info(const fs::path& dir) {
+    const fs::path path = dir / kInfoName;
+    return parse_session_info(read_file(path, std::uintmax_t(16) << 20), path.string());
 }
 
 std::string rows_text(const std::vector<Experiment>& rows, std::size_t from = 0) {
@@ -191,16 +235,72 @@ struct Session::Impl {
     std::uintmax_t results_offset = 0;  // bytes of results.tsv already read
     std::size_t file_rows = 0;          // rows of results.tsv within those bytes
     std::string broken;                 // why record() must not continue (a failed results.tsv write)
+    std::string branch_stand_in;        // read-only, branch ref missing: the commit it would be repaired to
 
     fs::path results_path() const { return dir / kResultsName; }
     std::string branch_ref() const { return "refs/heads/" + info.branch; }
 
     std::string tip() const {
         const auto commit = repo->read_ref(branch_ref());
+        if (!commit && !branch_stand_in.empty()) return branch_stand_in;
         if (!commit)
             throw Error(ErrorKind::BadFormat, "session " + dir.string() + ": its branch " + branch_ref() +
-                                                  " does not exist");
+                                                  " does not exist (run `autokernel session repair`)");
         return *commit;
+    }
+
+    // Checks the cheap invariants of every experiment against git and reports each mismatch as a
+    // warning: the commit exists and carries the row's trailers (else git's version is shown), the
+    // kernel file is one of session.json's kernels and the commit's tree holds it with its blob.
+    void verify_against_git(std::size_t rows_in_file) {
+        std::set<std::string> kernel_files;
+        for (const KernelEntry& k : info.kernels) kernel_files.insert(kernel_file_of(k.name));
+        constexpr std::size_t kShown = 20;
+        std::size_t damaged = 0;
+        const auto report = [&](std::string message) {
+            if (++damaged <= kShown) warnings.push_back(std::move(message));
+        };
+        for (std::size_t i = 0; i < experiments.size(); ++i) {
+            Experiment& e = experiments[i];
+            const std::string what = (i < rows_in_file ? "results.tsv line " + std::to_string(i + 2) + ", " : "") +
+                                     "experiment " + std::to_string(i);
+            try {
+                GitRepository::CommitCheck check;
+                try {
+                    check = repo->check_commit(e.commit, e.kernel_file);
+                } catch (const Error& error) {
+                    if (error.kind() != ErrorKind::NotFound) throw;
+                    report(what + ": its commit " + e.commit + " is missing from git (objects deleted or a damaged "
+                                  "pack); its source cannot be shown");
+                    continue;
+                }
+                if (i < rows_in_file) {
+                    const Experiment recorded = parse_experiment_message(check.message, e.commit);
+                    const std::string column = first_differing_column(format_results_row(e), format_results_row(recorded));
+                    if (!column.empty()) {
+                        report(what + ": field " + column + " differs from the trailers of commit " +
+                               short_id(e.commit) + "; showing git's version (`autokernel session repair` "
+                               "rewrites the row)");
+                        const bool same_file = recorded.kernel_file == e.kernel_file;
+                        e = recorded;
+                        if (!same_file) check = repo->check_commit(e.commit, e.kernel_file);
+                    }
+                }
+                if (!kernel_files.count(e.kernel_file))
+                    report(what + ": kernel file '" + e.kernel_file + "' is no kernel of session.json");
+                if (!check.blob)
+                    report(what + ": commit " + short_id(e.commit) + " does not hold " + e.kernel_file +
+                           " (a damaged tree)");
+                else if (!check.blob_present)
+                    report(what + ": the source of " + e.kernel_file + " (blob " + short_id(*check.blob) +
+                           ") is missing from git");
+            } catch (const Error& error) {
+                report(what + ": cannot read commit " + short_id(e.commit) + " (" + error.what() + ")");
+            }
+        }
+        if (damaged > kShown)
+            warnings.push_back("... and " + std::to_string(damaged - kShown) +
+                               " more damaged experiments (git objects missing or unreadable)");
     }
 
     void require_writable() const {
@@ -358,17 +458,19 @@ struct Session::Impl {
         if (!missing) file = read_results_file(results);
         std::vector<Experiment>& rows = file.rows;
 
-        const std::vector<std::string> refs = read_experiment_refs(*repo, &warnings);
+        const std::map<std::size_t, std::string> refs = read_experiment_refs(*repo, &warnings);
+        const std::size_t known = std::max(rows.size(), refs.empty() ? std::size_t(0) : refs.rbegin()->first + 1);
 
         // Rows that git knows under another commit, or not at all.
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const std::string line = "results.tsv line " + std::to_string(i + 2);
-            if (i < refs.size()) {
-                if (rows[i].commit != refs[i])
+            if (const auto ref = refs.find(i); ref != refs.end()) {
+                if (rows[i].commit != ref->second)
                     throw Error(ErrorKind::BadFormat, line + ": experiment " + std::to_string(i) + " has commit " +
                                                           rows[i].commit + " but " + experiment_ref(int(i)) +
-                                                          " points at " + refs[i] +
-                                                          " (run `autokernel repair` to rebuild results.tsv from git)");
+                                                          " points at " + ref->second +
+                                                          " (run `autokernel session repair` to rebuild results.tsv "
+                                                          "from git)");
                 continue;
             }
             if (!repo->has_commit(rows[i].commit))
@@ -381,13 +483,36 @@ struct Session::Impl {
                                "; the ref was recreated from results.tsv");
         }
 
-        // Experiments whose rows are missing: a crash came between steps 2 and 3.
+        // Experiments whose rows are missing: a crash came between steps 2 and 3. A ref missing among
+        // them is looked for in the history (a commit whose trailers name the experiment).
         std::vector<Experiment> rebuilt;
-        for (std::size_t n = rows.size(); n < refs.size(); ++n) rebuilt.push_back(experiment_from_git(*repo, refs[n], n));
+        std::optional<std::map<std::size_t, std::string>> history;
+        for (std::size_t n = rows.size(); n < known; ++n) {
+            std::string commit;
+            if (const auto ref = refs.find(n); ref != refs.end()) {
+                commit = ref->second;
+            } else {
+                if (!history) history = experiments_in_history(*repo);
+                const auto found = history->find(n);
+                if (found == history->end())
+                    throw Error(ErrorKind::BadFormat,
+                                "session " + dir.string() + ": experiment " + std::to_string(n) + " has no " +
+                                    experiment_ref(int(n)) + ", no results.tsv row and no commit in the history, "
+                                    "but experiment " + std::to_string(known - 1) + " exists (was a ref deleted by "
+                                    "hand?); restore the ref or results.tsv from a backup");
+                commit = found->second;
+                if (fix) repo->set_ref(experiment_ref(int(n)), commit, false, "autokernel: repair");
+                warnings.push_back(would + "experiment " + std::to_string(n) + " had no " + experiment_ref(int(n)) +
+                                   " and no results.tsv row; found its commit " + short_id(commit) +
+                                   " in the history and recreated the ref");
+            }
+            rebuilt.push_back(experiment_from_git(*repo, commit, n));
+        }
+        const std::size_t ref_count = known;
 
         if (missing)
             warnings.push_back(would + "results.tsv was missing or empty: rebuilt it from " +
-                               std::to_string(refs.size()) + " experiment refs");
+                               std::to_string(ref_count) + " experiment refs");
         std::optional<fs::path> torn_backup;
         if (file.torn_tail) {
             const std::string shown = "'" + escape_field(file.torn_tail->substr(0, 80)) +
@@ -404,7 +529,7 @@ struct Session::Impl {
             }
         }
         if (!rebuilt.empty() && !(file.torn_tail && rebuilt.size() == 1) && !missing)
-            warnings.push_back(would + "results.tsv lacked " + range_text(rows.size(), refs.size() - 1) +
+            warnings.push_back(would + "results.tsv lacked " + range_text(rows.size(), ref_count - 1) +
                                " (recorded in git, row not yet written when the writer stopped); rebuilt from "
                                "the commit trailers");
 
@@ -427,8 +552,24 @@ struct Session::Impl {
             file_rows = rows_in_file;
         }
         experiments = std::move(rows);
+        verify_against_git(rows_in_file);
 
-        // The branch: a crash between steps 3 and 4 leaves it behind the newest kept experiment.
+        // The branch: missing (packed-refs lost) it is recreated at the newest kept experiment.
+        if (!repo->read_ref(branch_ref())) {
+            const auto newest = std::find_if(experiments.rbegin(), experiments.rend(), [&](const Experiment& e) {
+                return (e.outcome == Outcome::Kept || e.outcome == Outcome::Baseline) && repo->has_commit(e.commit);
+            });
+            if (newest == experiments.rend())
+                throw Error(ErrorKind::BadFormat, "session " + dir.string() + ": its branch " + branch_ref() +
+                                                      " does not exist and no kept experiment can replace it");
+            warnings.push_back(would + "branch " + info.branch + " was missing; recreated at experiment " +
+                               std::to_string(newest->number) + " (" + short_id(newest->commit) + ")");
+            if (fix)
+                repo->set_ref(branch_ref(), newest->commit, true, "autokernel: repair, branch recreated");
+            else
+                branch_stand_in = newest->commit;
+        }
+        // A crash between steps 3 and 4 leaves it behind the newest kept experiment.
         std::string branch_tip = tip();
         const std::size_t reset_point = branch_reset_point();
         for (std::size_t i = experiments.size(); i-- > reset_point;) {
@@ -512,9 +653,12 @@ Session Session::create(const fs::path& dir, SessionInfo info,
     }
     for (const KernelEntry& k : info.kernels)
         if (!valid_kernel_name(k.name))
-            throw Error(ErrorKind::Usage, "create: kernel name '" + k.name +
-                                              "' must be letters, digits, '_', '-' or '.' (it names kernels/" +
-                                              k.name + ".cu)");
+            throw Error(ErrorKind::Usage, "create: kernel name '" +
+                                              (k.name.size() > 60 ? k.name.substr(0, 60) + "...' (" +
+                                                                        std::to_string(k.name.size()) + " characters)"
+                                                                  : k.name + "'") +
+                                              " must be 1 to " + std::to_string(kMaxKernelNameLength) +
+                                              " letters, digits, '_', '-' or '.' (it names kernels/<name>.cu)");
     const std::string info_json = format_session_info(info);
 
     // Built beside its final place and renamed into it at the end, so a crash during create leaves
@@ -578,6 +722,9 @@ Session Session::open(const fs::path& dir, OpenOptions options) {
     if (!fs::exists(dir, ec)) throw Error(ErrorKind::NotFound, "session folder " + dir.string() + " does not exist");
     if (!fs::is_directory(dir, ec))
         throw Error(ErrorKind::NotASession, dir.string() + " is not a session: it is a file, not a folder");
+    if (const auto odd = not_a_regular_file(dir / kInfoName))
+        throw Error(ErrorKind::BadFormat, (dir / kInfoName).string() + " is " + *odd +
+                                              ", not a regular file: a session's session.json is a JSON file");
     const bool has_info = fs::is_regular_file(dir / kInfoName, ec);
     const bool has_git = fs::exists(dir / ".git", ec);
     if (!has_info || !has_git)
@@ -596,7 +743,7 @@ Session Session::open(const fs::path& dir, OpenOptions options) {
     } catch (const Error& e) {
         throw Error(ErrorKind::NotASession, dir.string() + " is not a session: " + e.what());
     }
-    impl.info = parse_session_info(read_file(dir / kInfoName), (dir / kInfoName).string());
+    impl.info = read_session_info(dir);
     if (!impl.read_only) {
         if (!directory_writable(dir) || !directory_writable(impl.repo->git_dir())) {
             impl.read_only = true;
@@ -685,34 +832,128 @@ std::size_t Session::refresh() {
 
 std::size_t Session::repair(const fs::path& dir, std::vector<std::string>* warnings) {
     std::error_code ec;
+    if (const auto odd = not_a_regular_file(dir / kInfoName))
+        throw Error(ErrorKind::BadFormat, "cannot repair " + dir.string() + ": " + (dir / kInfoName).string() +
+                                              " is " + *odd + ", not a regular file");
     if (!is_session(dir))
         throw Error(ErrorKind::NotASession, dir.string() + " is not a session (no session.json or no .git)");
+    const SessionInfo info = read_session_info(dir);  // what open() refuses, repair refuses too
     GitRepository repo = GitRepository::open(dir);
     if (!directory_writable(dir))
         throw Error(ErrorKind::ReadOnly, "cannot repair " + dir.string() + ": the folder is not writable");
     WriterLock lock;
     lock.acquire(repo.git_dir(), dir);
+    std::vector<std::string> ignored;
+    std::vector<std::string>& notes = warnings ? *warnings : ignored;
 
-    const std::vector<std::string> refs = read_experiment_refs(repo, warnings);
-    std::vector<Experiment> rows;
-    rows.reserve(refs.size());
-    for (std::size_t n = 0; n < refs.size(); ++n) rows.push_back(experiment_from_git(repo, refs[n], n));
-    const std::string content = results_header_line() + "\n" + rows_text(rows);
-
+    // Everything that knows an experiment: its ref, its results.tsv row (read line by line, so a
+    // damaged row loses only itself), and commits in the history whose trailers name it.
+    const std::map<std::size_t, std::string> refs = read_experiment_refs(repo, &notes);
     const fs::path results = dir / kResultsName;
-    if (fs::exists(results, ec)) {
-        const std::string old = read_file(results);
-        if (old == content) {
-            if (warnings) warnings->push_back("results.tsv already matched git; left unchanged");
+    std::optional<std::string> old;
+    if (fs::exists(results, ec)) old = read_file(results);
+    std::map<std::size_t, std::string> row_commits;
+    if (old) {
+        std::size_t line_start = 0;
+        for (int line = 1; line_start < old->size(); ++line) {
+            std::size_t end = old->find('\n', line_start);
+            if (end == std::string::npos) end = old->size();
+            const std::string_view text = std::string_view(*old).substr(line_start, end - line_start);
+            line_start = end + 1;
+            if (line == 1) continue;  // header
+            const auto fields = split(text, '\t');
+            if (fields.size() <= results_column::kCommit) continue;
+            const auto number = parse_int(fields[results_column::kExperiment]);
+            const std::string commit(fields[results_column::kCommit]);
+            const bool hex = commit.size() == 40 && std::all_of(commit.begin(), commit.end(), [](char c) {
+                return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+            });
+            if (number && *number >= 0 && *number <= 0x7fffffff && hex)
+                row_commits.emplace(static_cast<std::size_t>(*number), commit);
+        }
+    }
+    const std::map<std::size_t, std::string> history = experiments_in_history(repo);
+    std::size_t count = 0;
+    using Known = const std::map<std::size_t, std::string>*;
+    for (const Known known : std::initializer_list<Known>{&refs, &row_commits, &history})
+        if (!known->empty()) count = std::max(count, known->rbegin()->first + 1);
+
+    // For each number, the first source whose commit exists and carries that experiment's trailers.
+    std::vector<Experiment> rows;
+    rows.reserve(count);
+    std::vector<std::size_t> lost;
+    std::size_t refs_recreated = 0;
+    for (std::size_t n = 0; n < count; ++n) {
+        std::optional<Experiment> found;
+        std::string source;
+        const std::pair<const char*, const std::map<std::size_t, std::string>*> sources[] = {
+            {"its ref", &refs}, {"its results.tsv row", &row_commits}, {"the history", &history}};
+        for (const auto& [name, known] : sources) {
+            const auto it = known->find(n);
+            if (it == known->end() || !repo.has_commit(it->second)) continue;
+            try {
+                found = experiment_from_git(repo, it->second, n);
+                source = name;
+                break;
+            } catch (const Error&) {
+                // a commit that is not this experiment's: try the next source
+            }
+        }
+        if (!found) {
+            lost.push_back(n);
+            continue;
+        }
+        const auto ref = refs.find(n);
+        if (ref == refs.end() || ref->second != found->commit) {
+            repo.set_ref(experiment_ref(int(n)), found->commit, true, "autokernel: repair, ref recreated");
+            ++refs_recreated;
+            notes.push_back("experiment " + std::to_string(n) + ": " +
+                            (ref == refs.end() ? "no " + experiment_ref(int(n))
+                                               : experiment_ref(int(n)) + " pointed at " + short_id(ref->second) +
+                                                     ", which is not that experiment") +
+                            "; recreated it from " + source + " (commit " + short_id(found->commit) + ")");
+        }
+        rows.push_back(std::move(*found));
+    }
+    if (!lost.empty())
+        throw Error(ErrorKind::BadFormat,
+                    "cannot repair " + dir.string() + ": experiment" + (lost.size() == 1 ? " " : "s ") +
+                        numbers_text(lost) + " of 0.." + std::to_string(count - 1) +
+                        " cannot be found (no ref, no results.tsv row and no commit in the history carries "
+                        "them, or their commits are missing); results.tsv was not changed. Restore .git or "
+                        "results.tsv from a backup");
+    const std::size_t before = std::max(row_commits.size(), refs.size());
+    if (rows.size() < before)  // cannot happen (count covers every source); checked so it never does
+        throw Error(ErrorKind::Internal, "repair of " + dir.string() + " would write " + std::to_string(rows.size()) +
+                                             " experiments where " + std::to_string(before) +
+                                             " were known; results.tsv was not changed");
+
+    // The branch, if its ref was lost with packed-refs: at the newest kept experiment.
+    const std::string branch = "refs/heads/" + info.branch;
+    if (!repo.read_ref(branch)) {
+        const auto newest = std::find_if(rows.rbegin(), rows.rend(), [](const Experiment& e) {
+            return e.outcome == Outcome::Kept || e.outcome == Outcome::Baseline;
+        });
+        if (newest != rows.rend()) {
+            repo.set_ref(branch, newest->commit, true, "autokernel: repair, branch recreated");
+            notes.push_back("branch " + info.branch + " was missing; recreated at experiment " +
+                            std::to_string(newest->number));
+        }
+    }
+
+    const std::string content = results_header_line() + "\n" + rows_text(rows);
+    if (old) {
+        if (*old == content) {
+            notes.push_back("results.tsv already matched git; left unchanged");
             return rows.size();
         }
         const fs::path backup = unique_backup_path(dir, std::string(kResultsName) + ".bak-");
-        replace_durably(backup, old);
-        if (warnings) warnings->push_back("kept the previous results.tsv as " + backup.filename().string());
+        replace_durably(backup, *old);
+        notes.push_back("kept the previous results.tsv as " + backup.filename().string());
     }
     replace_durably(results, content);
-    if (warnings)
-        warnings->push_back("rebuilt results.tsv from " + std::to_string(rows.size()) + " experiment refs");
+    notes.push_back("rebuilt results.tsv from " + std::to_string(rows.size()) + " experiments in git" +
+                    (refs_recreated ? " (" + std::to_string(refs_recreated) + " refs recreated)" : ""));
     return rows.size();
 }
 

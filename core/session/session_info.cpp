@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+
 namespace ak {
 namespace {
 
@@ -33,8 +35,10 @@ void read_number(const json& object, const char* key, double& out, const std::st
     out = it->get<double>();
 }
 
+}  // namespace
+
 bool valid_kernel_name(const std::string& name) {
-    if (name.empty() || name == "." || name == "..") return false;
+    if (name.empty() || name.size() > kMaxKernelNameLength || name == "." || name == "..") return false;
     for (const char c : name) {
         const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                         c == '-' || c == '.';
@@ -43,13 +47,11 @@ bool valid_kernel_name(const std::string& name) {
     return true;
 }
 
-}  // namespace
-
 SessionInfo parse_session_info(const std::string& json_text, const std::string& origin) {
     json root;
     try {
         root = json::parse(json_text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse errors, and numbers out of range such as 1e400
         bad(origin, std::string("not valid JSON (") + e.what() + ")");
     }
     if (!root.is_object()) bad(origin, std::string("expected a JSON object, found ") + type_name(root));
@@ -58,10 +60,10 @@ SessionInfo parse_session_info(const std::string& json_text, const std::string& 
     if (const auto it = root.find("format_version"); it != root.end()) {
         if (!it->is_number_integer())
             bad(origin, std::string("field 'format_version' must be an integer, found ") + type_name(*it));
-        info.format_version = it->get<int>();
-        if (info.format_version != 1)
-            bad(origin, "format_version " + std::to_string(info.format_version) +
-                            " is not supported (this build reads version 1)");
+        // Compared as written (an int would wrap 1099511627776 to 0).
+        if (it->is_number_unsigned() ? it->get<std::uint64_t>() != 1 : it->get<std::int64_t>() != 1)
+            bad(origin, "format_version " + it->dump() + " is not supported (this build reads version 1)");
+        info.format_version = 1;
     }
     read_string(root, "name", info.name, origin, "");
     read_string(root, "created_utc", info.created_utc, origin, "");
@@ -85,8 +87,11 @@ SessionInfo parse_session_info(const std::string& json_text, const std::string& 
             read_string(item, "shapes", kernel.shapes, origin, where);
             read_number(item, "model_fraction", kernel.model_fraction, origin, where);
             if (!valid_kernel_name(kernel.name))
-                bad(origin, "field '" + where + "name' must be a file name of letters, digits, '_', '-' or '.', "
-                                                "found '" + kernel.name + "'");
+                bad(origin, "field '" + where + "name' must be a file name of 1 to " +
+                                std::to_string(kMaxKernelNameLength) + " letters, digits, '_', '-' or '.', found '" +
+                                (kernel.name.size() > 60 ? kernel.name.substr(0, 60) + "...' (" +
+                                                               std::to_string(kernel.name.size()) + " characters)"
+                                                         : kernel.name + "'"));
             info.kernels.push_back(std::move(kernel));
         }
     }

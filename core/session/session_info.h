@@ -39,6 +39,11 @@ struct SessionInfo {
     std::optional<ProfileOrigin> profile;  // set when made from a profile
 };
 
+// Longest kernel name: kernels/<name>.cu must stay a valid file name (255 bytes) and git tree entry.
+inline constexpr std::size_t kMaxKernelNameLength = 200;
+// A kernel name is 1..kMaxKernelNameLength letters, digits, '_', '-' or '.', and not "." or "..".
+bool valid_kernel_name(const std::string& name);
+
 // Throws Error(BadFormat) naming the field on malformed JSON or wrong types.
 SessionInfo parse_session_info(const std::string& json_text, const std::string& origin);
 std::string format_session_info(const SessionInfo& info);  // pretty JSON with a trailing newline

@@ -118,18 +118,47 @@ void replace_durably(const fs::path& path, std::string_view bytes) {
     fsync_directory(dir);
 }
 
-std::string read_file(const fs::path& path) {
-    FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+namespace {
+
+const char* kind_of(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    return "not a regular file";
+}
+
+}  // namespace
+
+std::optional<std::string> not_a_regular_file(const fs::path& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return std::nullopt;
+    return std::string(kind_of(info.st_mode));
+}
+
+std::string read_file_from(const fs::path& path, std::uintmax_t offset, std::uintmax_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO without a writer must not wait for one.
+    FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (file.get() < 0) {
         const int err = errno;
         if (err == ENOENT) throw Error(ErrorKind::NotFound, "file not found: " + path.string());
         throw Error(ErrorKind::Io, "cannot read " + path.string() + ": " + std::strerror(err));
     }
     struct stat info {};
-    if (::fstat(file.get(), &info) == 0 && S_ISDIR(info.st_mode))
-        throw Error(ErrorKind::Io, "cannot read " + path.string() + ": it is a folder");
+    if (::fstat(file.get(), &info) != 0)
+        throw Error(ErrorKind::Io, "cannot read " + path.string() + ": " + std::strerror(errno));
+    if (!S_ISREG(info.st_mode))
+        throw Error(ErrorKind::Io, "cannot read " + path.string() + ": it is " + kind_of(info.st_mode) +
+                                       ", not a regular file");
+    const auto size = static_cast<std::uintmax_t>(info.st_size);
+    if (size > offset && size - offset > max_bytes)
+        throw Error(ErrorKind::Io, "cannot read " + path.string() + ": it is " + std::to_string(size) +
+                                       " bytes, more than the " + std::to_string(max_bytes) + " this reads");
+    if (offset > 0 && ::lseek(file.get(), static_cast<off_t>(offset), SEEK_SET) < 0)
+        throw Error(ErrorKind::Io, "cannot read " + path.string() + ": " + std::strerror(errno));
     std::string content;
-    if (info.st_size > 0) content.reserve(static_cast<std::size_t>(info.st_size));
+    if (size > offset) content.reserve(static_cast<std::size_t>(size - offset));
     char buffer[1 << 16];
     while (true) {
         const ssize_t n = ::read(file.get(), buffer, sizeof buffer);
@@ -138,10 +167,15 @@ std::string read_file(const fs::path& path) {
             throw Error(ErrorKind::Io, "cannot read " + path.string() + ": " + std::strerror(errno));
         }
         if (n == 0) break;
+        if (content.size() + static_cast<std::size_t>(n) > max_bytes)  // it grew while being read
+            throw Error(ErrorKind::Io, "cannot read " + path.string() + ": it is more than the " +
+                                           std::to_string(max_bytes) + " bytes this reads");
         content.append(buffer, static_cast<std::size_t>(n));
     }
     return content;
 }
+
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes) { return read_file_from(path, 0, max_bytes); }
 
 bool directory_writable(const fs::path& dir) {
     static std::atomic<unsigned> counter{0};

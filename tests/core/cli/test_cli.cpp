@@ -234,6 +234,34 @@ TEST_F(CliTest, CompileBrokenKernelPrintsTheLogAndExitsOne) {
     EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
+// Issue 13: NVRTC silently ignores everything after a NUL or a 0xFF byte, and an empty file
+// compiled "fine" with "(no __global__ entry points)". Each is now an error naming the file.
+TEST_F(CliTest, CompileRefusesSourcesTheCompilerWouldTruncateAndFilesWithoutEntryPoints) {
+    const std::string kernel = "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }\n";
+    const std::string cases[][2] = {
+        {"ff.cu", "// caf\xFF comment\n" + kernel},
+        {"nul.cu", std::string("// a\0b\n", 7) + kernel},
+        {"empty.cu", ""},
+        {"nothing.cu", "// only a comment\n"},
+    };
+    for (const auto& [name, text] : cases) {
+        const fs::path file = write(name, text);
+        for (const bool typed : {false, true}) {
+            std::vector<std::string> args{"compile", file.string(), "--arch", "sm_90"};
+            if (typed) args.insert(args.end(), {"--type", "reduce", "--dtype", "fp32"});
+            const CliRun r = run(args);
+            EXPECT_NE(r.exit_code, 0) << name << (typed ? " --type" : "") << "\n" << r.out << r.err;
+            EXPECT_NE(r.err.find(file.string()), std::string::npos) << name << ": " << r.err;
+        }
+    }
+    const CliRun ff = run({"compile", (dir_ / "ff.cu").string(), "--arch", "sm_90"});
+    EXPECT_NE(ff.err.find("line 1, byte 7 of the line: not UTF-8 (0xFF)"), std::string::npos) << ff.err;
+    const CliRun nul = run({"compile", (dir_ / "nul.cu").string(), "--arch", "sm_90"});
+    EXPECT_NE(nul.err.find("a NUL byte"), std::string::npos) << nul.err;
+    const CliRun empty = run({"compile", (dir_ / "empty.cu").string(), "--arch", "sm_90"});
+    EXPECT_NE(empty.err.find("no __global__ entry point"), std::string::npos) << empty.err;
+}
+
 TEST_F(CliTest, CompileWithAnUnknownKernelTypeIsAUsageError) {
     const fs::path file = write("k.cu", "extern \"C\" __global__ void k() {}\n");
     const CliRun r = run({"compile", file.string(), "--type", "no_such_type"});

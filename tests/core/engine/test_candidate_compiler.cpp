@@ -105,15 +105,45 @@ TEST_F(CandidateCompilerTest, TypeMismatchAndContractErrorsAreUsageErrors) {
     }
 }
 
-TEST_F(CandidateCompilerTest, WarnsWhenTheLauncherWouldFindNoEntryPoint) {
+TEST_F(CandidateCompilerTest, ASourceWithoutAnEntryPointIsAnError) {
     const auto report = compile_candidate(compiler,
                                           "#include <autokernel/contract.cuh>\n"
                                           "extern \"C\" __global__ void my_reduce(ak_reduce_args a) { a.y[0] = a.x[0]; }\n",
                                           "named.cu", {.type = KernelType::Reduce, .dtypes = {DType::fp32}});
-    ASSERT_TRUE(report.ok());
-    ASSERT_EQ(report.warnings.size(), 1u);
-    EXPECT_NE(report.warnings[0].find("ak_kernel0"), std::string::npos);
+    EXPECT_FALSE(report.ok());
+    ASSERT_EQ(report.errors.size(), 1u);
+    EXPECT_NE(report.errors[0].find("named.cu: no entry point named ak_kernel0"), std::string::npos) << report.errors[0];
+    EXPECT_NE(format_compile_report(report, false).find("error: named.cu: no entry point"), std::string::npos);
     EXPECT_EQ(report.type, KernelType::Reduce);
+}
+
+// Issue 13: a 0xFF byte (even in a comment) or a NUL made NVRTC drop the rest of the file.
+TEST_F(CandidateCompilerTest, SourcesTheCompilerWouldTruncateOrEmptySourcesAreRefusedNamingTheFile) {
+    const std::string kernel = "#include <autokernel/contract.cuh>\n"
+                               "extern \"C\" __global__ void ak_kernel0(ak_reduce_args a) { a.y[0] = a.x[0]; }\n";
+    const std::pair<std::string, std::string> cases[] = {
+        {"// \xFF\n" + kernel, "line 1, byte 4 of the line: not UTF-8 (0xFF)"},
+        {kernel + std::string("// \0\n", 5), "line 3, byte 4 of the line: a NUL byte"},
+        {"", "the file is empty"},
+        {" \n\t\n", "the file is empty"},
+    };
+    for (const auto& [source, expected] : cases) {
+        try {
+            compile_candidate(compiler, source, "cand.cu", {.type = KernelType::Reduce, .dtypes = {DType::fp32}});
+            ADD_FAILURE() << "accepted: " << expected;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::Usage);
+            EXPECT_NE(std::string(e.what()).find("cand.cu"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+        }
+    }
+    // NVRTC itself refuses them too (the plain `autokernel compile` path and the evaluator).
+    CompileOptions o;
+    o.arch = "sm_90";
+    o.use_cache = false;
+    const CompileResult r = compiler.compile("// \xFF\n" + kernel, "cand.cu", o);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.log.find("cand.cu: line 1"), std::string::npos) << r.log;
 }
 
 TEST(ToCompileRecord, TakesTheMaximumOverEntryPoints) {

@@ -78,6 +78,26 @@ TEST(ParseContract, ValueOutsideAllowedIsAnErrorOnItsLine) {
     EXPECT_EQ(c.error_text("k.cu"), "k.cu:3: tunable VEC = 3 is not in {1, 2, 4, 8}\n");
 }
 
+// Issue 13: a tunable becomes an int -D define; 4294967296 wrapped silently.
+TEST(ParseContract, TunableValuesOutsideThe32BitRangeAreErrors) {
+    for (const std::string v : {"4294967296", "2147483648", "-2147483649", "99999999999999999999999"}) {
+        const auto k = parse_contract("// @autokernel tunable X = 1 {1, " + v + "}\n");
+        ASSERT_EQ(k.errors.size(), 1u) << v;
+        EXPECT_NE(k.errors[0].message.find("value " + v + " is outside the 32-bit range"), std::string::npos)
+            << k.errors[0].message;
+    }
+    for (const std::string v : {"2147483647", "-2147483648", "0007", "1.5e40", "fast"})
+        EXPECT_TRUE(parse_contract("// @autokernel tunable X = " + v + " {" + v + "}\n").ok()) << v;
+}
+
+TEST(ParseContract, ANulOrInvalidUtf8ByteIsAnErrorOnItsLine) {
+    const auto k = parse_contract(std::string("// ok\n// a\0b\n", 12));
+    ASSERT_FALSE(k.ok());
+    EXPECT_EQ(k.errors[0].line, 2);
+    EXPECT_NE(k.errors[0].message.find("a NUL byte"), std::string::npos) << k.errors[0].message;
+    EXPECT_FALSE(parse_contract("x \xFF\n").ok());
+}
+
 TEST(ParseContract, MalformedAnnotationsNameTheProblem) {
     EXPECT_NE(error_message(parse_contract("// @autokernel tunable 9LIVES = 1 {1}")).find("not a valid C identifier"),
               std::string::npos);

@@ -1,9 +1,12 @@
 #include "session/autokernel_import.h"
 
+#include "bounded_run.h"
 #include "git_inspection.h"
 #include "session/git_repository.h"
 #include "session/results_table.h"
+#include "session/session_builder.h"
 #include "session/session_summary.h"
+#include "util/text.h"
 #include "test_support.h"
 #include "util/durable_file.h"
 #include "util/error.h"
@@ -119,7 +122,7 @@ TEST(AutoKernelRead, ParsesEveryRowWithEmptyFieldsAsMissing) {
 TEST(AutoKernelImport, WithoutRepoInfersOutcomesAndStoresPlaceholders) {
     TempDir tmp;
     std::vector<std::string> warnings;
-    Session s = import_autokernel(kFixture, tmp / "imported", std::nullopt, &warnings);
+    Session s = Session::open(import_autokernel(kFixture, tmp / "imported", std::nullopt, &warnings).dir);
     ASSERT_EQ(s.experiments().size(), 12u);
     for (int n = 0; n < 12; ++n) {
         const Experiment& e = s.experiments()[n];
@@ -147,7 +150,7 @@ TEST(AutoKernelImport, WithRepoTakesSourcesFromItsCommits) {
     TempDir tmp;
     const fs::path ak_repo = build_fake_autokernel_repo(tmp / "autokernel");
     std::vector<std::string> warnings;
-    Session s = import_autokernel(kFixture, tmp / "imported", ak_repo, &warnings);
+    Session s = Session::open(import_autokernel(kFixture, tmp / "imported", ak_repo, &warnings).dir);
     ASSERT_EQ(s.experiments().size(), 12u);
     for (int n : {0, 1, 2, 4}) EXPECT_EQ(s.source_of(s.experiments()[n]), rms_source(n)) << n;
     for (int n : {7, 8, 9, 10, 11}) EXPECT_EQ(s.source_of(s.experiments()[n]), softmax_source(n)) << n;
@@ -184,7 +187,7 @@ TEST(AutoKernelImport, ImportedSessionReopensCleanlyAndRepairsIdentically) {
 
 TEST(AutoKernelImport, SummaryOfImportedRun) {
     TempDir tmp;
-    Session s = import_autokernel(kFixture, tmp / "imported", std::nullopt, nullptr);
+    Session s = Session::open(import_autokernel(kFixture, tmp / "imported", std::nullopt, nullptr).dir);
     const SessionSummary summary = summarize(s.experiments());
     EXPECT_EQ(summary.baseline, 2);
     EXPECT_EQ(summary.kept, 5);
@@ -203,7 +206,7 @@ TEST(AutoKernelImport, UnixLineEndingsAndTabsInsideDescription) {
         if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) unix_text += text[i];
     unix_text += "\n12\th200-nov29\tsoftmax\t\t19.9\t\t\tPASS\t\tsplit\tby\ttabs\n\n";
     replace_durably(tmp / "ak.tsv", unix_text);
-    Session s = import_autokernel(tmp / "ak.tsv", tmp / "imported", std::nullopt, nullptr);
+    Session s = Session::open(import_autokernel(tmp / "ak.tsv", tmp / "imported", std::nullopt, nullptr).dir);
     ASSERT_EQ(s.experiments().size(), 13u);
     EXPECT_EQ(s.experiments()[12].description, "split\tby\ttabs");
     EXPECT_EQ(s.experiments()[12].outcome, Outcome::Kept);
@@ -280,4 +283,88 @@ TEST(AutoKernelImport, MissingFileIsNotFound) {
     TempDir tmp;
     EXPECT_EQ(error_of([&] { import_autokernel(tmp / "none.tsv", tmp / "imported", std::nullopt, nullptr); }).kind(),
               ErrorKind::NotFound);
+}
+
+// Issue 13, finding 6: a killed import left a partial session that a second import refused ("exists
+// and is not an empty folder"). Now nothing appears under the final name until the import is
+// complete, and running it again continues after the last durable chunk.
+namespace {
+std::string synthetic_autokernel_file(int rows) {
+    std::string text = "experiment\ttag\tkernel_type\tthroughput_tflops\tlatency_us\tpct_peak\tspeedup_vs_pytorch\t"
+                       "correctness\tpeak_vram_mb\tdescription\n";
+    for (int n = 0; n < rows; ++n)
+        text += std::to_string(n) + "\tbench\t" + (n % 3 ? "rmsnorm" : "softmax") + "\t1.5\t" +
+                std::to_string(100 - (n * 7) % 50) + ".5\t50\t1.1\t" + (n % 5 == 4 ? "FAIL" : "PASS") +
+                "\t10\tcandidate " + std::to_string(n) + "\n";
+    return text;
+}
+
+std::vector<std::string> without_commits(const std::string& results) {
+    std::vector<std::string> rows;
+    for (auto line : split(results, '\n')) {
+        auto fields = split(line, '\t');
+        if (fields.size() < 13) continue;
+        std::string row;
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            if (i != results_column::kCommit && i != results_column::kParentCommit) row += std::string(fields[i]) + "\t";
+        rows.push_back(row);
+    }
+    return rows;
+}
+}  // namespace
+
+TEST(AutoKernelImport, AKilledImportIsContinuedByRunningItAgain) {
+    TempDir tmp;
+    replace_durably(tmp / "ak.tsv", synthetic_autokernel_file(50));
+    ::setenv("AK_TEST_IMPORT_CHUNK", "10", 1);
+    ::setenv("AK_TEST_IMPORT_KILL_AFTER_CHUNKS", "3", 1);
+    const BoundedRun killed = run_bounded(60.0, [&] { import_autokernel(tmp / "ak.tsv", tmp / "s", std::nullopt, nullptr); });
+    ::unsetenv("AK_TEST_IMPORT_KILL_AFTER_CHUNKS");
+    EXPECT_FALSE(killed.ok);
+    EXPECT_FALSE(killed.timed_out);
+    EXPECT_FALSE(fs::exists(tmp / "s")) << "a partial session under the final name";
+    EXPECT_TRUE(fs::exists(SessionBuilder::staging_for(tmp / "s")));
+
+    // Another file cannot continue it; the message says how to discard it.
+    replace_durably(tmp / "other.tsv", synthetic_autokernel_file(5));
+    const Error other = error_of([&] { import_autokernel(tmp / "other.tsv", tmp / "s", std::nullopt, nullptr); });
+    EXPECT_TRUE(contains(other.what(), "rm -r '" + SessionBuilder::staging_for(tmp / "s").string() + "'")) << other.what();
+
+    std::vector<std::string> warnings;
+    std::size_t last_progress = 0;
+    const ImportResult result = import_autokernel(tmp / "ak.tsv", tmp / "s", std::nullopt, &warnings,
+                                                  [&](std::size_t done, std::size_t total) {
+                                                      EXPECT_EQ(total, 50u);
+                                                      last_progress = done;
+                                                  });
+    ::unsetenv("AK_TEST_IMPORT_CHUNK");
+    EXPECT_EQ(result.resumed_after, 30u);
+    EXPECT_EQ(result.experiments, 50u);
+    EXPECT_EQ(last_progress, 50u);
+    EXPECT_FALSE(fs::exists(SessionBuilder::staging_for(tmp / "s")));
+    {
+        const Session s = Session::open(tmp / "s");
+        EXPECT_TRUE(s.warnings().empty()) << s.warnings().front();
+        ASSERT_EQ(s.experiments().size(), 50u);
+    }
+
+    // The same rows as an import that was never stopped (commit ids differ: they carry the time).
+    import_autokernel(tmp / "ak.tsv", tmp / "fresh", std::nullopt, nullptr);
+    EXPECT_EQ(without_commits(read_file(tmp / "s" / "results.tsv")), without_commits(read_file(tmp / "fresh" / "results.tsv")));
+    std::vector<std::string> repair_notes;
+    EXPECT_EQ(Session::repair(tmp / "s", &repair_notes), 50u);
+    EXPECT_TRUE(contains(repair_notes.back(), "already matched")) << repair_notes.back();
+}
+
+// Issue 13, finding 1: a kernel_type of 65,533 characters imported with exit 0 and a broken tree.
+TEST(AutoKernelImport, AKernelTypeTooLongForAFileNameIsRefusedNamingLineAndColumn) {
+    TempDir tmp;
+    std::string text = synthetic_autokernel_file(2);
+    text += "2\tbench\t" + std::string(65533, 'r') + "\t1\t2\t3\t1\tPASS\t1\tlong type\n";
+    replace_durably(tmp / "ak.tsv", text);
+    const Error e = error_of([&] { import_autokernel(tmp / "ak.tsv", tmp / "s", std::nullopt, nullptr); });
+    EXPECT_EQ(e.kind(), ErrorKind::BadFormat);
+    EXPECT_TRUE(contains(e.what(), "line 4, column 3 (kernel_type): 65533 characters, at most 200")) << e.what();
+    EXPECT_FALSE(fs::exists(tmp / "s"));
+    EXPECT_FALSE(fs::exists(SessionBuilder::staging_for(tmp / "s")));
 }

@@ -640,20 +640,40 @@ TEST(SessionOpen, RowWithoutRefButWithKnownCommitGetsItsRefBack) {
     EXPECT_EQ(RawRepository(dir).ref("refs/autokernel/exp/2"), last.commit);
 }
 
-TEST(SessionOpen, GapInExperimentRefsIsAnError) {
+TEST(SessionOpen, GapInExperimentRefsIsFilledFromResultsTsv) {
     TempDir tmp;
     const fs::path dir = tmp / "s";
+    std::string commit;
     {
         Session s = make_two_kernel_session(dir);
-        s.record(new_experiment("rms", "x", Outcome::Reverted, 1.0, "d"));
+        commit = s.record(new_experiment("rms", "x", Outcome::Reverted, 1.0, "d")).commit;
     }
     {
         RawRepository raw(dir);
         ASSERT_TRUE(raw.delete_ref("refs/autokernel/exp/1"));
     }
+    const Session s = Session::open(dir);
+    EXPECT_EQ(s.experiments().size(), 3u);
+    EXPECT_TRUE(any_warning_contains(s, "experiment 1 had no refs/autokernel/exp/1")) << all_warnings(s);
+    EXPECT_TRUE(RawRepository(dir).ref("refs/autokernel/exp/1").has_value());
+}
+
+TEST(SessionOpen, GapThatNoSourceCanFillIsAnErrorSayingSo) {
+    TempDir tmp;
+    const fs::path dir = tmp / "s";
+    {
+        Session s = make_two_kernel_session(dir);
+        s.record(new_experiment("rms", "x", Outcome::Reverted, 1.0, "d"));
+        s.record(new_experiment("rms", "y", Outcome::Reverted, 1.0, "e"));
+    }
+    {
+        RawRepository raw(dir);
+        ASSERT_TRUE(raw.delete_ref("refs/autokernel/exp/2"));  // reverted: no later commit descends from it
+    }
+    replace_durably(dir / "results.tsv", results_header_line() + "\n");
     const Error e = error_of([&] { Session::open(dir); });
     EXPECT_EQ(e.kind(), ErrorKind::BadFormat);
-    EXPECT_TRUE(contains(e.what(), "refs/autokernel/exp/1 is missing")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "experiment 2 has no refs/autokernel/exp/2, no results.tsv row")) << e.what();
 }
 
 TEST(SessionOpen, EmptySessionOpensWithZeroExperiments) {
@@ -781,7 +801,9 @@ TEST(SessionReadOnly, UnwritableFolderOpensReadOnlyAndRecordThrows) {
 
 // Builds a 10,000-experiment session quickly: real commits with real trailers, written without
 // fsync (test only) and in RAM when /dev/shm exists, then opens it and times open().
-TEST(SessionPerformance, OpeningTenThousandExperimentsTakesWellUnderASecond) {
+// open() reads every experiment's commit to check it against its row (issue 13): on this shared
+// 2-core CI machine that is about 1 s for 10,000 loose commits.
+TEST(SessionPerformance, OpeningTenThousandExperimentsTakesAFewSeconds) {
     TempDir tmp(fast_temp_base());
     const fs::path dir = tmp / "s";
     constexpr int kCount = 10000;
@@ -842,6 +864,6 @@ TEST(SessionPerformance, OpeningTenThousandExperimentsTakesWellUnderASecond) {
     const double seconds_ro = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_ro).count();
     std::printf("open() of %d experiments: %.3f s (writable, with one repair), %.3f s (read-only)\n", kCount, seconds,
                 seconds_ro);
-    EXPECT_LT(seconds, 1.0);
-    EXPECT_LT(seconds_ro, 0.5);
+    EXPECT_LT(seconds, 4.0);
+    EXPECT_LT(seconds_ro, 4.0);
 }

@@ -3,8 +3,11 @@
 #include "util/error.h"
 
 #include <git2.h>
+#include <git2/sys/commit.h>
 #include <git2/sys/odb_backend.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -213,6 +216,15 @@ struct BatchStore {
         }
         return 0;
     }
+    // Adds an object without going through git_odb_write, whose existence check searches every pack's
+    // index and, on a miss (every new object), rescans the pack folder: that cost grew with the import
+    // and kept every index resident (issue 13). An object already in a pack is stored again: allowed.
+    git_oid put(git_object_t type, std::string_view data) {
+        git_oid oid;
+        check(git_odb_hash(&oid, data.data(), data.size(), type), "hashing an object");
+        (void)write(&parent, &oid, data.data(), data.size(), type);
+        return oid;
+    }
     static int exists(git_odb_backend* backend, const git_oid* oid) { return of(backend)->objects.count(*oid) ? 1 : 0; }
     static int freshen(git_odb_backend* backend, const git_oid* oid) {
         return of(backend)->objects.count(*oid) ? 0 : GIT_ENOTFOUND;
@@ -282,6 +294,64 @@ struct BatchStore {
 
 namespace {
 }  // namespace
+
+// Batch mode: `base` (null: the empty tree) with the file at `path` set to `blob`, written to the store
+// with its parent trees (as libgit2's upsert would, without its per-object existence checks).
+git_oid updated_tree(git_repository* repo, BatchStore& store, const git_tree* base, std::string_view path,
+                     const git_oid& blob) {
+    struct Entry {
+        std::string name;
+        unsigned mode;
+        git_oid id;
+    };
+    std::vector<Entry> entries;
+    const std::size_t count = base ? git_tree_entrycount(base) : 0;
+    entries.reserve(count + 1);
+    for (std::size_t i = 0; i < count; ++i) {
+        const git_tree_entry* e = git_tree_entry_byindex(base, i);
+        entries.push_back({git_tree_entry_name(e), unsigned(git_tree_entry_filemode(e)), *git_tree_entry_id(e)});
+    }
+    const std::size_t slash = path.find('/');
+    const std::string name(path.substr(0, slash));
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; });
+    Entry updated{name, unsigned(GIT_FILEMODE_BLOB), blob};
+    if (slash != std::string_view::npos) {
+        TreePtr sub;
+        if (it != entries.end() && it->mode == unsigned(GIT_FILEMODE_TREE)) {
+            git_tree* raw = nullptr;
+            check(git_tree_lookup(&raw, repo, &it->id), "reading the tree " + name);
+            sub.reset(raw);
+        }
+        updated.mode = unsigned(GIT_FILEMODE_TREE);
+        updated.id = updated_tree(repo, store, sub.get(), path.substr(slash + 1), blob);
+    }
+    if (it != entries.end()) *it = updated;
+    else entries.push_back(updated);
+    // Git's order: names compared as if a tree's name ended in '/'.
+    const auto key = [](const Entry& e) { return e.mode == unsigned(GIT_FILEMODE_TREE) ? e.name + "/" : e.name; };
+    std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+    std::string bytes;
+    for (const Entry& e : entries) {
+        char mode[16];
+        std::snprintf(mode, sizeof mode, "%o ", e.mode);
+        bytes += mode;
+        bytes += e.name;
+        bytes += '\0';
+        bytes.append(reinterpret_cast<const char*>(e.id.id), GIT_OID_RAWSZ);
+    }
+    return store.put(GIT_OBJECT_TREE, bytes);
+}
+
+// A signature line as git writes it: "author Name <email> 1700000000 +0100".
+std::string signature_line(const char* header, const git_signature& sig) {
+    int offset = sig.when.offset;
+    const char sign = (offset < 0 || sig.when.sign == '-') ? '-' : '+';
+    if (offset < 0) offset = -offset;
+    char when[64];
+    std::snprintf(when, sizeof when, "> %lld %c%02d%02d\n", static_cast<long long>(sig.when.time), sign, offset / 60,
+                  offset % 60);
+    return std::string(header) + " " + sig.name + " <" + sig.email + when;
+}
 
 struct GitRepository::Impl {
     RepositoryPtr repo;
@@ -391,6 +461,21 @@ std::string GitRepository::write_tree(const std::string& base_commit,
         base = impl_->tree_of(commit.get(), base_commit);
     }
     for (const auto& file : files) check_tree_path(file.first);  // before anything is written
+    if (impl_->batch) {
+        TreePtr current = std::move(base);
+        git_oid tree_id{};
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            const git_oid blob = impl_->batch->put(GIT_OBJECT_BLOB, files[i].second);
+            tree_id = updated_tree(repo, *impl_->batch, current.get(), files[i].first, blob);
+            if (i + 1 < files.size()) {
+                git_tree* raw = nullptr;
+                check(git_tree_lookup(&raw, repo, &tree_id), "reading a tree being written");
+                current.reset(raw);
+            }
+        }
+        if (files.empty()) tree_id = *git_tree_id(current.get());
+        return to_hex(tree_id);
+    }
     std::vector<git_tree_update> updates(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& [path, content] = files[i];
@@ -413,19 +498,40 @@ std::string GitRepository::write_commit(const std::string& tree_id, const std::v
     check(git_signature_now(&raw_signature, "AutoKernel Workbench", "workbench@autokernel.invalid"),
           "creating the commit signature");
     SignaturePtr signature(raw_signature);
-    const git_oid tree_oid = parse_oid(tree_id, "writing a commit");
-    git_tree* raw_tree = nullptr;
-    check(git_tree_lookup(&raw_tree, repo, &tree_oid), "looking up tree " + tree_id);
-    TreePtr tree(raw_tree);
-    std::vector<CommitPtr> parent_commits;
-    std::vector<const git_commit*> parent_pointers;
-    for (const std::string& parent : parents) {
-        parent_commits.push_back(impl_->lookup_commit(parent));
-        parent_pointers.push_back(parent_commits.back().get());
+    // The tree and parents are checked by their headers, not parsed: a lookup would parse each new
+    // tree and commit into libgit2's object cache, which holds them past the import's chunk (issue 13).
+    if (!impl_->odb) {
+        git_odb* odb = nullptr;
+        check(git_repository_odb(&odb, repo), "opening the object database");
+        impl_->odb.reset(odb);
     }
+    const auto require = [&](const git_oid& oid, git_object_t want, const std::string& what) {
+        std::size_t size = 0;
+        git_object_t type = GIT_OBJECT_INVALID;
+        const int rc = git_odb_read_header(&size, &type, impl_->odb.get(), &oid);
+        if (rc == GIT_ENOTFOUND || (rc == 0 && type != want))
+            throw Error(ErrorKind::NotFound, what + " is not in the repository " + impl_->work_dir());
+        check(rc, "looking up " + what);
+    };
+    const git_oid tree_oid = parse_oid(tree_id, "writing a commit");
+    if (!impl_->batch || !impl_->batch->objects.count(tree_oid)) require(tree_oid, GIT_OBJECT_TREE, "tree " + tree_id);
+    std::vector<git_oid> parent_ids;
+    parent_ids.reserve(parents.size());
+    for (const std::string& parent : parents) {
+        parent_ids.push_back(parse_oid(parent, "looking up commit"));
+        require(parent_ids.back(), GIT_OBJECT_COMMIT, "commit " + parent);
+    }
+    if (impl_->batch) {
+        std::string text = "tree " + tree_id + "\n";
+        for (const git_oid& oid : parent_ids) text += "parent " + to_hex(oid) + "\n";
+        text += signature_line("author", *signature) + signature_line("committer", *signature) + "\n" + message;
+        return to_hex(impl_->batch->put(GIT_OBJECT_COMMIT, text));
+    }
+    std::vector<const git_oid*> parent_pointers;
+    for (const git_oid& oid : parent_ids) parent_pointers.push_back(&oid);
     git_oid commit_id;
-    check(git_commit_create(&commit_id, repo, nullptr, signature.get(), signature.get(), nullptr, message.c_str(),
-                            tree.get(), parent_pointers.size(), parent_pointers.data()),
+    check(git_commit_create_from_ids(&commit_id, repo, nullptr, signature.get(), signature.get(), nullptr,
+                                     message.c_str(), &tree_oid, parent_pointers.size(), parent_pointers.data()),
           "writing a commit");
     return to_hex(commit_id);
 }

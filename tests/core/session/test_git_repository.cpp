@@ -106,3 +106,45 @@ TEST(GitRepository, OpeningAFolderWithoutRepositoryIsAnErrorNamingIt) {
         EXPECT_NE(std::string(e.what()).find(dir.path().string()), std::string::npos) << e.what();
     }
 }
+
+// A batch (begin_batch .. flush_batch) writes its objects without libgit2's object writer; its trees
+// must be the ones libgit2 writes, and its commits must read back like any other (issue 13).
+TEST(GitRepository, ABatchWritesTheSameTreesAsLibgit2AndCommitsThatReadBack) {
+    TempDir plain_dir, batch_dir;
+    GitRepository plain = GitRepository::init(plain_dir.path(), "main");
+    GitRepository batch = GitRepository::init(batch_dir.path(), "main");
+    const std::vector<std::pair<std::string, std::string>> root_files = {
+        {"session.json", "{}\n"}, {"kernels/b.cu", "b0"}, {"kernels.txt", "a blob named like the folder"}};
+    const std::string p0 = plain.write_commit(plain.write_tree("", root_files), {}, "root\n");
+    const std::string b0 = batch.write_commit(batch.write_tree("", root_files), {}, "root\n");
+    batch.begin_batch();
+    std::string plain_tip = p0, batch_tip = b0;
+    const std::vector<std::vector<std::pair<std::string, std::string>>> steps = {
+        {{"kernels/a.cu", "a1"}},                       // a new entry sorted before an existing one
+        {{"kernels/b.cu", "b1"}, {"kernels/c.cu", "c"}},  // two files in one tree
+        {{"kernels/a.cu", "a1"}},                       // unchanged content: the same tree
+        {{"deep/er/x.cu", "x"}, {"kernels-z", "z"}},    // new folders and a name after "kernels/"
+    };
+    for (const auto& files : steps) {
+        const std::string plain_tree = plain.write_tree(plain_tip, files);
+        const std::string batch_tree = batch.write_tree(batch_tip, files);
+        EXPECT_EQ(batch_tree, plain_tree) << "batch trees must be byte-identical to libgit2's";
+        const std::string message = "exp\n\nAutokernel-Experiment: 1\n";
+        plain_tip = plain.write_commit(plain_tree, {plain_tip}, message);
+        const std::string parent = batch_tip;
+        batch_tip = batch.write_commit(batch_tree, {batch_tip}, message);
+        EXPECT_EQ(batch.commit_message(batch_tip), message) << "readable before the flush";
+        EXPECT_EQ(batch.commit_parents(batch_tip), std::vector<std::string>{parent});
+    }
+    EXPECT_THROW(batch.write_commit(std::string(40, '3'), {batch_tip}, "x\n"), Error) << "a missing tree";
+    EXPECT_THROW(batch.write_commit(batch.write_tree(batch_tip, {}), {std::string(40, '4')}, "x\n"), Error)
+        << "a missing parent";
+    batch.flush_batch();
+    GitRepository reopened = GitRepository::open(batch_dir.path());
+    EXPECT_EQ(reopened.file_at(batch_tip, "deep/er/x.cu"), "x");
+    EXPECT_EQ(reopened.file_at(batch_tip, "kernels/b.cu"), "b1");
+    EXPECT_EQ(reopened.file_at(batch_tip, "kernels.txt"), "a blob named like the folder");
+    EXPECT_EQ(reopened.commit_parents(batch_tip).size(), 1u);
+    EXPECT_EQ(reopened.commit_message(batch_tip), "exp\n\nAutokernel-Experiment: 1\n");
+    EXPECT_TRUE(reopened.has_commit(batch_tip));
+}

@@ -243,9 +243,17 @@ struct BatchStore {
         return store;
     }
 
-    // The objects as a version-2 pack: undeltified entries, each a zlib stream of stored blocks.
-    std::string pack() const {
+    // The objects as a version-2 pack: undeltified entries, each a zlib stream of stored blocks, handed
+    // to `sink` in pieces of about 1 MiB (the whole pack is never in memory next to the objects).
+    template <typename Sink>
+    void pack(Sink&& sink) const {
+        Sha1 sha;
         std::string out = "PACK";
+        const auto hand_over = [&] {
+            sha.update(reinterpret_cast<const unsigned char*>(out.data()), out.size());
+            sink(std::string_view(out));
+            out.clear();
+        };
         const auto be32 = [&](std::uint32_t v) {
             for (int i = 3; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
         };
@@ -282,13 +290,12 @@ struct BatchStore {
                 at += take;
             } while (at < data.size());
             be32((b << 16) | a);  // Adler-32
+            if (out.size() >= (1u << 20)) hand_over();
         }
-        Sha1 sha;
-        sha.update(reinterpret_cast<const unsigned char*>(out.data()), out.size());
+        hand_over();
         unsigned char digest[20];
         sha.finish(digest);
-        out.append(reinterpret_cast<const char*>(digest), 20);
-        return out;
+        sink(std::string_view(reinterpret_cast<const char*>(digest), 20));
     }
 };
 
@@ -760,7 +767,6 @@ void GitRepository::begin_batch() {
 void GitRepository::flush_batch() {
     BatchStore* store = impl_->batch;
     if (!store || store->order.empty()) return;
-    const std::string pack = store->pack();
     git_odb* raw = nullptr;
     check(git_repository_odb(&raw, impl_->repo.get()), "opening the object database");
     OdbPtr odb(raw);
@@ -769,7 +775,9 @@ void GitRepository::flush_batch() {
     const std::unique_ptr<git_odb_writepack, void (*)(git_odb_writepack*)> writing(
         writer, [](git_odb_writepack* w) { w->free(w); });
     git_indexer_progress stats{};
-    check(writer->append(writer, pack.data(), pack.size(), &stats), "writing a pack file");
+    store->pack([&](std::string_view piece) {
+        check(writer->append(writer, piece.data(), piece.size(), &stats), "writing a pack file");
+    });
     check(writer->commit(writer, &stats), "writing a pack file's index");
     check(git_odb_refresh(odb.get()), "reading the new pack file");
     store->objects.clear();

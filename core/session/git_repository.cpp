@@ -283,9 +283,15 @@ struct BatchStore {
                 out += static_cast<char>(~take & 0xFF);
                 out += static_cast<char>((~take >> 8) & 0xFF);
                 out.append(data, at, take);
-                for (std::size_t i = at; i < at + take; ++i) {
-                    a = (a + static_cast<unsigned char>(data[i])) % 65521;
-                    b = (b + a) % 65521;
+                // Adler-32, reduced every 5552 bytes (the most that cannot overflow 32 bits).
+                for (std::size_t i = at; i < at + take;) {
+                    const std::size_t end = std::min(at + take, i + 5552);
+                    for (; i < end; ++i) {
+                        a += static_cast<unsigned char>(data[i]);
+                        b += a;
+                    }
+                    a %= 65521;
+                    b %= 65521;
                 }
                 at += take;
             } while (at < data.size());

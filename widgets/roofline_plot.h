@@ -66,6 +66,7 @@ public:
     void setExperiments(const std::vector<Experiment>& experiments);
     void appendExperiments(const std::vector<Experiment>& experiments);
     void setExtraPoints(const std::vector<ExtraPoint>& points);
+    const std::vector<ExtraPoint>& extraPoints() const { return m_extra; }
 
     void setView(View view);
     View view() const { return m_view; }

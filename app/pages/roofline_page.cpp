@@ -20,6 +20,7 @@ namespace ak {
 namespace {
 
 constexpr Outcome kOutcomes[] = {Outcome::Baseline, Outcome::Kept, Outcome::Reverted, Outcome::Failed};
+constexpr std::size_t kProfilePoints = 12;  // the profile's largest groups drawn on the roofline
 
 QString number(double v, int decimals) { return QLocale().toString(v, 'f', decimals); }
 
@@ -164,6 +165,21 @@ void RooflinePage::setSelection(int selected, int compare)
 void RooflinePage::setProfile(const ProfilePtr& profile)
 {
     m_profile = profile;
+    // The profile's largest groups whose shapes give an achieved rate (the breakdown's headroom).
+    std::vector<RooflinePlot::ExtraPoint> points;
+    if (profile && profile->breakdown) {
+        for (const profile::BreakdownGroup& g : profile->breakdown->groups) {
+            if (points.size() >= kProfilePoints)
+                break;
+            if (!g.headroom || g.headroom->achieved_tflops <= 0 || g.headroom->achieved_gb_s <= 0)
+                continue;
+            points.push_back({tr("%1 %2 (%3 %)").arg(QString::fromStdString(g.type_label), QString::fromStdString(g.op),
+                                                     number(g.share * 100.0, 1)),
+                              g.headroom->achieved_tflops * 1000.0 / g.headroom->achieved_gb_s,
+                              g.headroom->achieved_tflops});
+        }
+    }
+    m_plot->setExtraPoints(points);
     updateRoofs();
 }
 

@@ -211,6 +211,28 @@ private slots:
         QCOMPARE(page.whatIfType(), QStringLiteral("other"));
     }
 
+    // The fixture profile of core/profile (synthetic GPT-2): every type's share on the page is the one
+    // core computes, and the shares add up to the classified and other time.
+    void theFixtureProfilesSharesAreShown()
+    {
+        ProfilePage page;
+        const ProfilePtr profile = analyseProfile(QStringLiteral(AK_PROFILE_FIXTURE));
+        page.setProfile(profile);
+        const profile::Breakdown core = profile::compute_breakdown(*profile->data);
+        QCOMPARE(page.breakdownModel()->rowCount(), int(core.types.size()));
+        QVERIFY(core.types.size() >= 3);
+        double sum = 0;
+        for (const auto& t : core.types) {
+            const QModelIndex index = page.breakdownModel()->typeIndex(QString::fromStdString(t.type_label));
+            QVERIFY(index.isValid());
+            QCOMPARE(index.siblingAtColumn(BreakdownModel::ShareColumn).data().toString(), num(t.share * 100.0, 1));
+            QCOMPARE(page.breakdownModel()->rowCount(index), int(profile::groups_of(core, t.type).size()));
+            sum += t.share;
+        }
+        QVERIFY(sum <= 1.0 + 1e-9);
+        QVERIFY(page.summaryLabel()->text().contains(QLocale().toString(qulonglong(core.timeline.kernels))));
+    }
+
     void noProfileSaysHowToOpenOne()
     {
         ProfilePage page;

@@ -115,6 +115,34 @@ private slots:
         QVERIFY(!roofNamed(page, Kind::Compute, true));
     }
 
+    void theProfilesGroupsAreLabelledPoints()
+    {
+        RooflinePage page;
+        page.setSession(snapshot(experiments()), experiments());
+        auto breakdown = std::make_shared<profile::Breakdown>();
+        profile::BreakdownGroup gemm;
+        gemm.type_label = "matmul";
+        gemm.op = "aten::addmm";
+        gemm.share = 0.4;
+        profile::Headroom h;
+        h.achieved_tflops = 300.0;
+        h.achieved_gb_s = 1500.0;  // intensity 200
+        gemm.headroom = h;
+        profile::BreakdownGroup unknown;  // no shapes, no headroom: not drawn
+        unknown.type_label = "other";
+        unknown.op = "aten::add";
+        breakdown->groups = {gemm, unknown};
+        auto document = std::make_shared<ProfileDocument>();
+        document->data = std::make_shared<profile::Profile>();
+        document->breakdown = breakdown;
+        page.setProfile(document);
+        const auto& points = page.plot()->extraPoints();
+        QCOMPARE(points.size(), std::size_t(1));
+        QCOMPARE(points[0].intensity, 200.0);
+        QCOMPARE(points[0].tflops, 300.0);
+        QVERIFY(points[0].label.contains(QStringLiteral("aten::addmm")));
+    }
+
     void experimentsSitAtTheirIntensityAndThroughput()
     {
         RooflinePage page;

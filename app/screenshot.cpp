@@ -1,6 +1,11 @@
 #include "app/screenshot.h"
 
 #include "app/main_window.h"
+#include "app/pages/profile_page.h"
+#include "app/profile_document.h"
+#include "session/experiment.h"
+
+#include <QDockWidget>
 
 #include <QApplication>
 #include <QDir>
@@ -61,6 +66,17 @@ ScreenshotResult takeScreenshot(const ScreenshotRequest& request)
         return result;
 
     window.showPageNamed(request.page);
+    if (!request.page.isEmpty() && request.page != QLatin1String("experiments")) {
+        // A page other than Experiments gets the whole width: the loop's docks belong to the first.
+        window.agentDock()->hide();
+        window.kernelEditorDock()->hide();
+    }
+    if (request.page == QLatin1String("profile") && window.profile() && window.profile()->breakdown &&
+        !window.profile()->breakdown->types.empty()) {
+        // Show the what-if at work: the largest type twice as fast.
+        window.profilePage()->setSpeedup(
+            QString::fromStdString(window.profile()->breakdown->types.front().type_label), 2.0);
+    }
     if (request.page == QLatin1String("compare") && window.selectedExperiment() >= 0) {
         // The selection against the starter of its kernel: the whole way the loop went.
         const Experiment* selected = window.experiment(window.selectedExperiment());

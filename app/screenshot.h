@@ -22,7 +22,8 @@ struct ScreenshotRequest {
 // Opens the session ("" = an empty window) and the profile in a MainWindow of `size`, waits until
 // both are loaded, the most interesting experiment (MainWindow::bestKeptExperiment) is selected and
 // its diff and details are shown, shows `page` (for "compare": the selection against the starter of
-// its kernel), then grabs the window into `pngFile`. Needs a QApplication; nothing is shown on
+// its kernel; for "profile": its largest type at 2x; pages other than Experiments without the loop's
+// docks), then grabs the window into `pngFile`. Needs a QApplication; nothing is shown on
 // screen when it runs on the offscreen platform (main() selects it for --screenshot).
 ScreenshotResult takeScreenshot(const ScreenshotRequest& request);
 

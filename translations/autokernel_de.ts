@@ -1622,6 +1622,10 @@ Optionen:
         <source>, approximate: %1</source>
         <translation>, ungefähr: %1</translation>
     </message>
+    <message>
+        <source>%1 %2 (%3 %)</source>
+        <translation>%1 %2 (%3 %)</translation>
+    </message>
 </context>
 <context>
     <name>ak::RooflinePlot</name>

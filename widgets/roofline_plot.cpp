@@ -396,8 +396,16 @@ void RooflinePlot::rebuildRoofs()
             // TFLOP/s = GB/s * FLOP/byte / 1000, up to the highest compute roof.
             const double xEnd = topCompute > 0 ? topCompute * 1000.0 / r.value : xMax;
             const double x0 = std::min(xMin, xEnd / 10);
-            addLine(x0, r.value * x0 / 1000.0, xEnd, r.value * xEnd / 1000.0, pen, r.label,
-                    m_view == View::Flops ? false : true);
+            addLine(x0, r.value * x0 / 1000.0, xEnd, r.value * xEnd / 1000.0, pen, QString(), false);
+            // The label on the slope, a decade and a half below the ridge: datasheet roofs above their
+            // line, measured ones below it, so two close roofs do not print over each other.
+            const double xLabel = m_view == View::Flops ? xEnd / 30.0 : xEnd / 10.0;
+            auto* text = new QCPItemText(m_plot);
+            text->position->setCoords(xLabel, viewY(xLabel, r.value * xLabel / 1000.0));
+            text->setPositionAlignment(r.measured ? (Qt::AlignLeft | Qt::AlignTop) : (Qt::AlignRight | Qt::AlignBottom));
+            text->setText(r.label);
+            text->setColor(pen.color().darker(120));
+            text->setPadding(QMargins(4, 2, 4, 2));
         } else {
             const double xStart = topMemory > 0 ? r.value * 1000.0 / topMemory : xMin;
             addLine(xStart, r.value, std::max(xMax, xStart * 10), r.value, pen, QString(), false);
@@ -406,7 +414,7 @@ void RooflinePlot::rebuildRoofs()
             if (m_view == View::Flops) {
                 text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
                 text->position->setCoords(0.995, r.value);
-                text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+                text->setPositionAlignment(Qt::AlignRight | (r.measured ? Qt::AlignTop : Qt::AlignBottom));
             } else {  // the roof falls with slope -1: label where it starts
                 text->position->setCoords(xStart, viewY(xStart, r.value));
                 text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
@@ -432,9 +440,14 @@ void RooflinePlot::rebuildRoofs()
         text->setColor(QColor(90, 90, 90));
         text->setPadding(QMargins(4, 4, 4, 0));
     }
+    QStringList labelled;  // one label per kind (the text up to its first space): the largest comes first
     for (const ExtraPoint& p : m_extra) {
         if (p.intensity <= 0 || p.tflops <= 0)
             continue;
+        const QString kind = p.label.section(QLatin1Char(' '), 0, 0);
+        if (labelled.contains(kind))
+            continue;
+        labelled.append(kind);
         auto* text = new QCPItemText(m_plot);
         text->position->setCoords(p.intensity, viewY(p.intensity, p.tflops));
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);

@@ -15,7 +15,8 @@
 //   paths        per kernel the starter -> best path: the passing kept experiments in record order
 //   baselines    per kernel the strongest PyTorch baseline: the kernel's best experiment's metrics
 //                divided by its speed-up (same work, baseline latency), drawn as a star
-//   extra points labelled diamonds given by the caller (the open profile's groups)
+//   extra points diamonds given by the caller (the open profile's groups); the first point of each
+//                kind (its label up to the first space, e.g. the type) carries its label
 //
 // Interaction: hovering a point shows a tooltip with its metrics; a click selects it
 // (experimentClicked), a right click asks for its menu; wheel and drag zoom and pan both axes,

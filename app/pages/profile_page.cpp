@@ -101,7 +101,7 @@ ProfilePage::ProfilePage(QWidget* parent) : Page(parent)
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setStretchLastSection(true);
-    m_tree->setColumnWidth(BreakdownModel::NameColumn, 330);
+    m_tree->setColumnWidth(BreakdownModel::NameColumn, 300);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& index) {
         if (index.isValid())

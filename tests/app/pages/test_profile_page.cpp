@@ -19,6 +19,7 @@
 #include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 #include <cmath>

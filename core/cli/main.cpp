@@ -31,6 +31,10 @@ commands:
                                    the optimization loop, headless (exit 2 without a GPU)
   control SESSION pause|resume|step|stop
                                    steer a running `autokernel run` from another shell
+  verify SESSION --model NAME | --torchscript FILE --input SPEC ...
+                                   the whole model unmodified and with the session's kernels, checked
+                                   and timed; speedup against Amdahl's prediction, coverage
+                                   (exit 2 without a GPU)
 
 'autokernel <command> --help' describes a command.
 exit status: 0 ok, 1 failure, 2 no GPU or driver, 64 usage error
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
         if (command == "new") return ak::cli::run_new(rest);
         if (command == "run") return ak::cli::run_run(rest);
         if (command == "control") return ak::cli::run_control(rest);
+        if (command == "verify") return ak::cli::run_verify(rest);
         std::cerr << "autokernel: unknown command '" << command << "'\n\n" << kUsage;
         return ak::cli::kExitUsage;
     } catch (const ak::Error& e) {

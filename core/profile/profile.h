@@ -48,11 +48,17 @@ struct Origin {
     std::string recorded_utc;          // ISO 8601
 };
 
-// One tensor argument of an op call (a non-tensor argument has empty dtype and sizes).
+// One argument of an op call. A tensor has its dtype, sizes and strides; a non-tensor argument has
+// empty dtype and sizes, and `values` holds its value when it is a number, a bool (1 or 0) or a list
+// of ints (SDPA's is_causal, softmax's dim, sum's dim list); `values` is empty for anything else
+// (None, strings, tensor lists). Shape mapping (shape_mapping.h) reads these values.
 struct TensorArg {
     std::vector<std::int64_t> sizes;
     std::vector<std::int64_t> strides;
     std::string dtype;                 // "fp16", "bf16", "fp32", "fp64", "int64", "int32", "bool", ...
+    std::vector<double> values;        // non-tensor arguments only: the scalar, bool or int-list value
+
+    bool is_tensor() const { return !dtype.empty(); }
 };
 
 // One ATen op call that launched at least one kernel, recorded by RecordFunction callbacks.

@@ -43,7 +43,7 @@ speedups, and coverage per type. The result is stored in SESSION/verify.json.
   --batch B, --seq S   its batch and sequence length (default: the model's, 8 x 1024)
   --dtype D            fp16 (default), bf16 or fp32
   --torchscript FILE   a TorchScript model instead (torch.jit.save), with its inputs:
-  --input SPEC         SHAPE:DTYPE[:HIGH], e.g. 8x1024:int64:50257 (token ids in [0, HIGH), default 1000)
+  --input SPEC         SHAPE:DTYPE[:LOW-HIGH], e.g. 8x1024:int64:0-50257 (integers in [LOW, HIGH), default 0-2)
                        or 8x64x768:fp16 (normal random); one per forward() argument, in order
   --kernel NAME        substitute only these session kernels (repeatable; default: every kernel)
   --iterations N       timed forward passes of each model (default 30), after --warmup N (default 3)
@@ -123,7 +123,7 @@ int run_verify(std::span<const std::string> args) {
         if (!fs::is_regular_file(*torchscript)) a.fail("the TorchScript file " + *torchscript + " does not exist");
         request.model.torchscript = fs::absolute(*torchscript).string();
         request.model.inputs = a.values("--input");
-        if (request.model.inputs.empty()) a.fail("--torchscript needs its inputs: --input SPEC (e.g. 8x1024:int64:50257)");
+        if (request.model.inputs.empty()) a.fail("--torchscript needs its inputs: --input SPEC (e.g. 8x1024:int64:0-50257)");
         if (a.value("--batch") || a.value("--seq")) a.fail("--batch and --seq belong to --model; give a TorchScript model's sizes with --input");
     }
     if (a.value("--batch")) request.model.batch = positive(a, "--batch", 1 << 20);

@@ -282,6 +282,7 @@ VerifyMeasurement decode_verify_measurement(std::string_view text, std::string_v
         v.calls = c.integer<std::int64_t>("calls", 0);
         v.max_abs_err = c.number("max_abs_err", 0);
         v.norm_rel_err = c.number("norm_rel_err", 0);
+        if (v.calls < 0 || v.max_abs_err < 0 || v.norm_rel_err < 0) c.fail("negative calls or errors");
         v.passed = c.boolean("passed", true);
         v.detail = c.string("detail", "");
         m.checks.push_back(std::move(v));

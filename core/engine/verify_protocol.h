@@ -22,7 +22,7 @@ namespace ak {
 struct VerifyModelSpec {
     std::string builtin;              // a built-in model of models/ ("gpt2", "llama-160m", ...)
     std::string torchscript;          // path of a TorchScript file (torch::jit::load)
-    std::vector<std::string> inputs;  // TorchScript inputs, one spec each: "8x1024:int64[:HIGH]", "8x64x768:fp16"
+    std::vector<std::string> inputs;  // TorchScript inputs, one spec each: "8x1024:int64[:LOW-HIGH]", "8x64x768:fp16"
     int batch = 0;                    // built-in models; 0: the model's default
     int seq = 0;
     DType dtype = DType::fp16;        // weights and activations of built-in models

@@ -118,8 +118,10 @@ private:
 
 struct LoadedKernel {
     VerifyKernel spec;
+    KernelContract contract;
     std::unique_ptr<CallAdapter> adapter;
-    std::map<DType, std::unique_ptr<CandidateModule>> modules;
+    std::map<DType, std::unique_ptr<CandidateModule>> modules;  // compiled on first use per dtype
+    std::set<DType> tried;
     bool disabled = false;
 };
 
@@ -170,6 +172,7 @@ struct ModelSubstitution::Impl {
     SubstitutingOps ops{*this};
     PassOptions pass;
     int depth = 0;  // > 0 while one of our handlers runs
+    std::function<void(const std::string&)> progress;
 
     std::vector<CallSlot> slots;
     std::vector<CUevent> event_pool;
@@ -202,6 +205,39 @@ struct ModelSubstitution::Impl {
         return d == k.timing_dtype && std::find(k.timing_shapes.begin(), k.timing_shapes.end(), s) != k.timing_shapes.end();
     }
 
+    bool verified_dtype(const VerifyKernel& k, DType d) const {
+        return request.any_shape || d == k.timing_dtype || std::find(k.dtypes.begin(), k.dtypes.end(), d) != k.dtypes.end();
+    }
+
+    // `k` compiled with NVRTC for `d` and loaded, once; null (the failure recorded, the kernel disabled)
+    // when it does not compile or load.
+    const CandidateModule* module_for(LoadedKernel& k, DType d) {
+        if (const auto it = k.modules.find(d); it != k.modules.end()) return it->second.get();
+        if (!k.tried.insert(d).second) return nullptr;
+        if (progress) progress("compile " + k.spec.name + " (" + std::string(to_string(k.spec.type)) + ") " + dtype_name(d));
+        CompileOptions o;
+        o.arch = gpu.arch();
+        o.include_dirs = {kernels_include_dir()};
+        o.options = contract_options(k.contract, d);
+        const CompileResult r = gpu.compiler().compile(k.spec.source, k.spec.name + ".cu", o);
+        std::string error;
+        if (!r.ok) {
+            error = dtype_name(d) + ": " + r.log.substr(0, 1500);
+        } else {
+            try {
+                k.modules[d] = std::make_unique<CandidateModule>(r.cubin, *k.adapter, scalar_type(d), gpu.limits());
+                return k.modules[d].get();
+            } catch (const StickyCudaError&) {
+                throw;
+            } catch (const Error& e) {
+                error = dtype_name(d) + ": the module could not be loaded: " + e.what();
+            }
+        }
+        failures.push_back({k.spec.name, "compile", error});
+        k.disabled = true;
+        return nullptr;
+    }
+
     KernelChoice choose(KernelType type, const Shape& shape, at::ScalarType st) {
         KernelChoice c;
         const auto d = kernel_dtype_of(st);
@@ -218,16 +254,16 @@ struct ModelSubstitution::Impl {
         bool dtype_seen = false, any_enabled = false;
         for (std::size_t i = 0; i < kernels.size(); ++i) {
             LoadedKernel& k = *kernels[i];
-            if (k.spec.type != type) continue;
-            if (k.disabled) continue;
+            if (k.spec.type != type || k.disabled) continue;
             any_enabled = true;
-            const auto m = k.modules.find(*d);
-            if (m == k.modules.end()) continue;
+            if (!verified_dtype(k.spec, *d)) continue;
             dtype_seen = true;
             if (!verified(k.spec, shape, *d)) continue;
+            const CandidateModule* m = module_for(k, *d);
+            if (!m) continue;
             c.kernel = &k;
             c.index = int(i);
-            c.module = m->second.get();
+            c.module = m;
             return c;
         }
         if (!any_enabled)
@@ -696,10 +732,12 @@ std::optional<at::Tensor> our_cross_entropy(ModelSubstitution::Impl& s, const at
     }
     // Our kernel reads logits[r, target[r]] for every row: a target outside [0, classes) (e.g. an
     // ignore_index of -100) must stay with ATen. One host synchronisation, counted in our time.
-    const auto [lo, hi] = at::aminmax(targets);
-    if (targets.numel() > 0 && (lo.item<int64_t>() < 0 || hi.item<int64_t>() >= logits.size(1))) {
-        *why = "targets outside [0, classes) (ignored rows)";
-        return std::nullopt;
+    if (targets.numel() > 0) {
+        const auto [lo, hi] = at::aminmax(targets);
+        if (lo.item<int64_t>() < 0 || hi.item<int64_t>() >= logits.size(1)) {
+            *why = "targets outside [0, classes) (ignored rows)";
+            return std::nullopt;
+        }
     }
     return s.routed_call(
         KernelType::CrossEntropy, c, shape, logits.scalar_type(),
@@ -859,43 +897,18 @@ at::Tensor SubstitutingOps::cross_entropy(const at::Tensor& logits, const at::Te
 ModelSubstitution::ModelSubstitution(GpuSession& gpu, const VerifyRequest& request, DType model_dtype,
                                      const std::function<void(const std::string&)>& progress)
     : impl_(std::make_unique<Impl>(gpu, request)) {
+    impl_->progress = progress;
     for (const VerifyKernel& spec : request.kernels) {
         auto k = std::make_unique<LoadedKernel>();
         k->spec = spec;
         k->adapter = std::make_unique<CallAdapter>(adapter_for(spec.type));
-        const KernelContract contract = parse_contract(spec.source);
-        if (!contract.ok()) {
-            impl_->failures.push_back({spec.name, "compile", contract.error_text(spec.name + ".cu")});
+        k->contract = parse_contract(spec.source);
+        if (!k->contract.ok()) {
+            impl_->failures.push_back({spec.name, "compile", k->contract.error_text(spec.name + ".cu")});
             continue;
         }
-        std::vector<DType> dtypes = spec.dtypes;
-        if (std::find(dtypes.begin(), dtypes.end(), spec.timing_dtype) == dtypes.end()) dtypes.push_back(spec.timing_dtype);
-        if (std::find(dtypes.begin(), dtypes.end(), model_dtype) == dtypes.end()) dtypes.push_back(model_dtype);
-        std::string error;
-        for (DType d : dtypes) {
-            if (progress) progress("compile " + spec.name + " (" + std::string(to_string(spec.type)) + ") " + dtype_name(d));
-            CompileOptions o;
-            o.arch = gpu.arch();
-            o.include_dirs = {kernels_include_dir()};
-            o.options = contract_options(contract, d);
-            const CompileResult r = gpu.compiler().compile(spec.source, spec.name + ".cu", o);
-            if (!r.ok) {
-                error = dtype_name(d) + ": " + r.log.substr(0, 1500);
-                break;
-            }
-            try {
-                k->modules[d] = std::make_unique<CandidateModule>(r.cubin, *k->adapter, scalar_type(d), gpu.limits());
-            } catch (const StickyCudaError&) {
-                throw;
-            } catch (const Error& e) {
-                error = dtype_name(d) + ": the module could not be loaded: " + e.what();
-                break;
-            }
-        }
-        if (!error.empty()) {
-            impl_->failures.push_back({spec.name, "compile", error});
-            continue;
-        }
+        // The model's dtype now (a compile error shows before the model runs); other dtypes on first use.
+        if (impl_->verified_dtype(spec, model_dtype) && !impl_->module_for(*k, model_dtype)) continue;
         impl_->types.insert(spec.type);
         impl_->kernels.push_back(std::move(k));
     }

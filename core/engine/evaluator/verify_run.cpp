@@ -11,6 +11,7 @@
 #include "util/text.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/script.h>
 
@@ -80,11 +81,12 @@ ModelRun builtin_model(const VerifyModelSpec& spec, std::uint64_t seed) {
 
 // ---- TorchScript --------------------------------------------------------------------------------------------
 
-// "8x1024:int64", "8x1024:int64:50257" (integers drawn from [0, HIGH), default 1000), "2x64x768:fp16".
+// "8x1024:int64", "8x1024:int64:0-50257" (integers drawn from [low, high), default [0, 2)), "2x64x768:fp16"
+// (normal random): the profiler's --input specs (core/profiler/input_spec.h), so both see the same inputs.
 at::Tensor input_from_spec(const std::string& spec, at::Generator& gen) {
     const auto parts = split(spec, ':');
     if (parts.size() < 2 || parts.size() > 3)
-        throw Error(ErrorKind::Usage, "bad request: input '" + spec + "': expected SHAPE:DTYPE[:HIGH], e.g. 8x1024:int64:50257");
+        throw Error(ErrorKind::Usage, "bad request: input '" + spec + "': expected SHAPE:DTYPE[:LOW-HIGH], e.g. 8x1024:int64:0-50257");
     std::vector<int64_t> sizes;
     for (auto d : split(parts[0], 'x')) {
         const auto n = parse_int(trim(d));
@@ -94,14 +96,19 @@ at::Tensor input_from_spec(const std::string& spec, at::Generator& gen) {
     const std::string dtype(trim(parts[1]));
     const auto cuda = at::TensorOptions().device(at::kCUDA);
     if (dtype == "int64" || dtype == "int32") {
-        int64_t high = 1000;
+        int64_t low = 0, high = 2;
         if (parts.size() == 3) {
-            const auto h = parse_int(trim(parts[2]));
-            if (!h || *h <= 0) throw Error(ErrorKind::Usage, "bad request: input '" + spec + "': HIGH must be a positive whole number");
-            high = *h;
+            const auto range = split(parts[2], '-');
+            const auto lo = range.size() == 2 ? parse_int(trim(range[0])) : std::nullopt;
+            const auto hi = range.size() == 2 ? parse_int(trim(range[1])) : std::nullopt;
+            if (!lo || !hi || *lo >= *hi)
+                throw Error(ErrorKind::Usage, "bad request: input '" + spec + "': the range must be LOW-HIGH with LOW < HIGH, e.g. 0-50257");
+            low = *lo;
+            high = *hi;
         }
-        return at::randint(0, high, sizes, gen, at::TensorOptions().dtype(at::kLong)).to(cuda.dtype(dtype == "int64" ? at::kLong : at::kInt));
+        return at::randint(low, high, sizes, gen, at::TensorOptions().dtype(at::kLong)).to(cuda.dtype(dtype == "int64" ? at::kLong : at::kInt));
     }
+    if (parts.size() == 3) throw Error(ErrorKind::Usage, "bad request: input '" + spec + "': a range belongs to integer inputs");
     const auto d = parse_kernel_dtype(dtype);
     if (!d) throw Error(ErrorKind::Usage, "bad request: input '" + spec + "': dtype '" + dtype + "' (use int64, int32, fp16, bf16, fp32)");
     return at::randn(sizes, gen, at::TensorOptions().dtype(at::kFloat)).to(cuda.dtype(torch_dtype(*d)));
@@ -114,7 +121,7 @@ at::Tensor first_tensor(const c10::IValue& v) {
         for (const auto& e : v.toTupleRef().elements())
             if (auto t = first_tensor(e); t.defined()) return t;
     if (v.isList())
-        for (const c10::IValue e : v.toListRef())
+        for (const c10::IValue& e : v.toListRef())
             if (auto t = first_tensor(e); t.defined()) return t;
     if (v.isGenericDict()) {
         const auto dict = v.toGenericDict();

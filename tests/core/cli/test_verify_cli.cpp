@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CliRun {
     int exit_code = -1;
     std::string out, err;
 };
@@ -34,7 +34,7 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir); }
 
-    Run cli(const std::vector<std::string>& args) {
+    CliRun cli(const std::vector<std::string>& args) {
         const fs::path out = dir / "out.txt", err = dir / "err.txt";
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
@@ -46,7 +46,7 @@ protected:
         for (auto& s : argv) cargv.push_back(s.data());
         cargv.push_back(nullptr);
         pid_t pid = 0;
-        Run r;
+        CliRun r;
         if (posix_spawn(&pid, AK_CLI_PATH, &actions, nullptr, cargv.data(), environ) == 0) {
             int status = 0;
             ::waitpid(pid, &status, 0);
@@ -60,13 +60,13 @@ protected:
 
     fs::path session() {
         const fs::path s = dir / "s";
-        const Run r = cli({"new", s.string(), "--kernel", "rmsnorm", "--shapes", "rmsnorm:128x768"});
+        const CliRun r = cli({"new", s.string(), "--kernel", "rmsnorm", "--shapes", "rmsnorm:128x768"});
         EXPECT_EQ(r.exit_code, 0) << r.err;
         return s;
     }
 
     void expect(const std::vector<std::string>& args, int code, const std::string& message) {
-        const Run r = cli(args);
+        const CliRun r = cli(args);
         EXPECT_EQ(r.exit_code, code) << r.out << r.err;
         EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
         EXPECT_EQ(r.out, "");
@@ -90,7 +90,7 @@ TEST_F(VerifyCli, UsageErrorsNameTheProblem) {
 TEST_F(VerifyCli, AMissingSessionIsAnError) {
     expect({"verify", (dir / "nowhere").string(), "--model", "gpt2"}, 1, "does not exist");
     fs::create_directories(dir / "plain");
-    const Run r = cli({"verify", (dir / "plain").string(), "--model", "gpt2"});
+    const CliRun r = cli({"verify", (dir / "plain").string(), "--model", "gpt2"});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("plain"), std::string::npos) << r.err;
 }
@@ -104,7 +104,7 @@ TEST_F(VerifyCli, WithoutAGpuItExits2AndWritesNothing) {
     }
     if (gpu) GTEST_SKIP() << "this machine has a GPU (tests/core/engine/gpu/test_verify_gpu.cpp covers it)";
     const fs::path s = session();
-    const Run r = cli({"verify", s.string(), "--model", "llama-160m"});
+    const CliRun r = cli({"verify", s.string(), "--model", "llama-160m"});
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("autokernel verify:"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(s / "verify.json"));

@@ -4,12 +4,14 @@
 #include "util/error.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 namespace ak {
 namespace {
@@ -108,25 +110,26 @@ void expect_bad(const std::string& text, const std::string& where) {
 }
 
 TEST(VerifyReport, ErrorsNameTheFileAndTheField) {
-    const std::string good = verify_report_to_json(sample_report());
-    auto replace = [&](const std::string& from, const std::string& to) {
-        std::string s = good;
-        const auto at = s.find(from);
-        EXPECT_NE(at, std::string::npos) << from;
-        s.replace(at, from.size(), to);
-        return s;
+    using nlohmann::json;
+    const json good = json::parse(verify_report_to_json(sample_report()));
+    auto with = [&](const std::function<void(json&)>& change) {
+        json j = good;
+        change(j);
+        return j.dump(2);
     };
     expect_bad("not json", "not valid JSON");
     expect_bad("[1, 2]", "not a JSON object");
-    expect_bad(replace("\"format_version\": 1", "\"format_version\": 7"), "format_version");
-    expect_bad(replace("\"format_version\": 1", "\"format_versio\": 1"), "missing field 'format_version'");
-    expect_bad(replace("\"verdict\": \"PASS\"", "\"verdict\": \"GREAT\""), "verdict");
-    expect_bad(replace("\"type\": \"rmsnorm\"", "\"type\": \"rms\""), "kernels[1].type");
-    expect_bad(replace("\"model_fraction\": 0.6", "\"model_fraction\": 1.6"), "kernels[0].model_fraction");
-    expect_bad(replace("\"calls\": 84", "\"calls\": -84"), "measurement.coverage[0]");
-    expect_bad(replace("\"calls\": 84", "\"calls\": \"many\""), "measurement.coverage[0].calls");
-    expect_bad(replace("\"median_ms\": 10.0", "\"median_ms\": true"), "measurement.unmodified.median_ms");
-    expect_bad(replace("\"dtype\": \"fp16\"", "\"dtype\": \"fp64\""), "model.dtype");
+    expect_bad(with([](json& j) { j["format_version"] = 7; }), "format_version");
+    expect_bad(with([](json& j) { j.erase("format_version"); }), "missing field 'format_version'");
+    expect_bad(with([](json& j) { j["verdict"] = "GREAT"; }), "verdict");
+    expect_bad(with([](json& j) { j["kernels"][1]["type"] = "rms"; }), "kernels[1].type");
+    expect_bad(with([](json& j) { j["kernels"][0]["model_fraction"] = 1.6; }), "kernels[0].model_fraction");
+    expect_bad(with([](json& j) { j["measurement"]["coverage"][0]["calls"] = -84; }), "measurement.coverage[0]");
+    expect_bad(with([](json& j) { j["measurement"]["coverage"][0]["calls"] = "many"; }), "measurement.coverage[0].calls");
+    expect_bad(with([](json& j) { j["measurement"]["checks"][1]["calls"] = -1; }), "measurement.checks[1]");
+    expect_bad(with([](json& j) { j["measurement"]["unmodified"]["median_ms"] = true; }), "measurement.unmodified.median_ms");
+    expect_bad(with([](json& j) { j["measurement"].erase("output"); }), "measurement: missing field 'output'");
+    expect_bad(with([](json& j) { j["model"]["dtype"] = "fp64"; }), "model.dtype");
 }
 
 TEST(VerifyReport, WritesAndReadsVerifyJsonInTheSession) {

@@ -46,7 +46,7 @@ std::string no_gpu_reason() {
         if (!no_gpu_reason().empty()) GTEST_SKIP() << "no CUDA driver/GPU on this machine: " << no_gpu_reason(); \
     } while (0)
 
-struct Run {
+struct CliRun {
     int exit_code = -1;
     std::string out, err;
 };
@@ -63,7 +63,7 @@ protected:
         if (!HasFailure()) fs::remove_all(dir);
     }
 
-    Run cli(const std::vector<std::string>& args) {
+    CliRun cli(const std::vector<std::string>& args) {
         const fs::path out = dir / "out.txt", err = dir / "err.txt";
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
@@ -75,7 +75,7 @@ protected:
         for (auto& s : argv) cargv.push_back(s.data());
         cargv.push_back(nullptr);
         pid_t pid = 0;
-        Run r;
+        CliRun r;
         if (posix_spawn(&pid, AK_CLI_PATH, &actions, nullptr, cargv.data(), environ) == 0) {
             int status = 0;
             ::waitpid(pid, &status, 0);
@@ -93,7 +93,7 @@ protected:
         std::vector<std::string> args{"new", s.string()};
         for (const auto& k : kernels) args.insert(args.end(), {"--kernel", k});
         for (const auto& sh : shapes) args.insert(args.end(), {"--shapes", sh});
-        const Run r = cli(args);
+        const CliRun r = cli(args);
         EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
         return s;
     }
@@ -102,8 +102,8 @@ protected:
     VerifyReport verify(const fs::path& session, std::vector<std::string> args, int expected_exit) {
         std::vector<std::string> all{"verify", session.string()};
         all.insert(all.end(), args.begin(), args.end());
-        all.push_back("--json");
-        const Run r = cli(all);
+        all.insert(all.end(), {"--json", "--timeout", "60"});
+        const CliRun r = cli(all);
         std::cout << "[verify] exit " << r.exit_code << "\n" << r.err.substr(r.err.size() > 3000 ? r.err.size() - 3000 : 0) << "\n";
         EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
         VerifyReport report;

@@ -179,11 +179,10 @@ struct ModelSubstitution::Impl {
     std::size_t events_used = 0;
     std::map<std::string, VerifyKernelCheck> checks;  // by kernel name
 
-    // Caches that live as long as the run: Linear weights transposed once, gate/up weights concatenated
-    // once, rotary tables made contiguous once.
+    // Caches of parameters (keyed by storage and version counter) that live as long as the run: Linear
+    // weights transposed once, gate/up weights concatenated once.
     std::map<std::tuple<const void*, int64_t, int64_t, uint32_t>, at::Tensor> transposed;
-    std::map<std::pair<const void*, const void*>, at::Tensor> gate_up;
-    std::map<std::pair<const void*, int64_t>, at::Tensor> tables;
+    std::map<std::tuple<const void*, const void*, uint32_t, uint32_t>, at::Tensor> gate_up;
     double transposed_bytes = 0;
     double gate_up_bytes = 0;
 
@@ -419,7 +418,9 @@ struct ModelSubstitution::Impl {
     // transposed once and cached (the weights do not change during the run).
     at::Tensor matmul_b(const at::Tensor& b, bool* copied) {
         if (b.is_contiguous()) return b;
-        if (b.dim() == 2 && b.t().is_contiguous()) {
+        // Only parameters are cached (activations are inference tensors: no version counter, and their
+        // memory is reused); a transposed activation is copied like any other non-contiguous input.
+        if (b.dim() == 2 && b.t().is_contiguous() && !b.is_inference()) {
             const auto key = std::make_tuple(static_cast<const void*>(b.data_ptr()), b.size(0), b.size(1),
                                              static_cast<uint32_t>(b._version()));
             auto it = transposed.find(key);
@@ -836,12 +837,20 @@ at::Tensor SubstitutingOps::swiglu_mlp(const at::Tensor& x, const at::Tensor& w_
                 [&](const CandidateModule& module, bool& copied) {
                     at::Tensor X = s.contiguous_input(x, &copied).reshape({m, d});
                     const auto key = std::make_pair(static_cast<const void*>(w_gate.data_ptr()), static_cast<const void*>(w_up.data_ptr()));
-                    auto it = s.gate_up.find(key);
-                    if (it == s.gate_up.end()) {
-                        it = s.gate_up.emplace(key, at::cat({w_gate, w_up}, 0)).first;
-                        s.gate_up_bytes += double(it->second.numel()) * double(it->second.element_size());
+                    at::Tensor cat;
+                    if (w_gate.is_inference() || w_up.is_inference()) {
+                        cat = at::cat({w_gate, w_up}, 0);  // not parameters: concatenated per call
+                        copied = true;
+                    } else {
+                        const auto full = std::make_tuple(key.first, key.second, static_cast<uint32_t>(w_gate._version()),
+                                                          static_cast<uint32_t>(w_up._version()));
+                        auto it = s.gate_up.find(full);
+                        if (it == s.gate_up.end()) {
+                            it = s.gate_up.emplace(full, at::cat({w_gate, w_up}, 0)).first;
+                            s.gate_up_bytes += double(it->second.numel()) * double(it->second.element_size());
+                        }
+                        cat = it->second;
                     }
-                    const at::Tensor& cat = it->second;
                     at::Tensor out = at::empty({m, d}, x.options());
                     s.launch(module, *c.kernel, Problem{shape, x.scalar_type()},
                              {X, cat.narrow(0, 0, f), cat.narrow(0, f, f), w_down, cat}, out);

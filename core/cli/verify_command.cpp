@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: autokernel verify SESSION [--model NAME [--batch B] [--seq S] [--dtype D]]
                          [--torchscript FILE --input SPEC [--input SPEC ...]]
-                         [--kernel NAME ...] [--iterations N] [--warmup N] [--seed N] [--any-shape]
+                         [--kernel NAME ...] [--unevaluated] [--faster-only] [--iterations N] [--warmup N]
+                         [--seed N] [--any-shape]
                          [--no-layout-copies] [--check-only] [--timeout SECONDS] [--no-save] [--json]
 
 Runs a whole model twice on the same inputs, in the evaluator process: unmodified, and with the
@@ -46,6 +47,9 @@ speedups, and coverage per type. The result is stored in SESSION/verify.json.
   --input SPEC         SHAPE:DTYPE[:LOW-HIGH], e.g. 8x1024:int64:0-50257 (integers in [LOW, HIGH), default 0-2)
                        or 8x64x768:fp16 (normal random); one per forward() argument, in order
   --kernel NAME        substitute only these session kernels (repeatable; default: every kernel)
+  --unevaluated        also substitute kernels the harness has not passed in this session yet (e.g.
+                       right after `autokernel new`); by default only evaluated kernels are
+  --faster-only        substitute only kernels whose best experiment beat PyTorch (speedup > 1)
   --iterations N       timed forward passes of each model (default 30), after --warmup N (default 3)
   --seed N             weights and inputs (default: a fresh one, recorded)
   --any-shape          also route calls at shapes the kernel was not verified at (exploration only)
@@ -98,7 +102,8 @@ int run_verify(std::span<const std::string> args) {
     const Arguments a(args,
                       {"--model", "--batch", "--seq", "--dtype", "--torchscript", "--input", "--kernel", "--iterations", "--warmup",
                        "--seed", "--timeout"},
-                      {"--any-shape", "--no-layout-copies", "--check-only", "--no-save", "--json"}, kUsage);
+                      {"--any-shape", "--no-layout-copies", "--check-only", "--no-save", "--json", "--unevaluated", "--faster-only"},
+                      kUsage);
     if (a.help()) {
         std::cout << kUsage;
         return kExitOk;
@@ -150,6 +155,8 @@ int run_verify(std::span<const std::string> args) {
         timeout_s = *v;
     }
     const bool json = a.flag("--json");
+    const bool unevaluated = a.flag("--unevaluated");
+    const bool faster_only = a.flag("--faster-only");
 
     // ---- the session: its kernels at the branch tip, their shares and best experiments
     if (!fs::exists(dir)) throw Error(ErrorKind::NotFound, "the session " + dir.string() + " does not exist");
@@ -169,19 +176,31 @@ int run_verify(std::span<const std::string> args) {
         const auto type = parse_kernel_type(entry.type);
         if (!type) throw Error(ErrorKind::BadFormat, dir.string() + "/session.json: kernel '" + entry.name + "' has the unknown type '" + entry.type + "'");
         const std::string file = Session::kernel_file_of(entry.name);
-        request.kernels.push_back(verify_kernel(entry, *type, session.source_at(tip, file)));
         VerifyKernelRow row;
         row.name = entry.name;
         row.type = *type;
         row.model_fraction = entry.model_fraction;
         row.commit = tip;
+        bool evaluated = false;
         if (const auto best = session.best_of(file)) {
             row.best_experiment = best->number;
+            evaluated = best->passed() && best->latency_us.has_value();
             if (best->speedup_vs_pytorch && *best->speedup_vs_pytorch > 0) row.kernel_speedup = best->speedup_vs_pytorch;
         }
+        // Only what the harness passed in this session, unless asked; with --faster-only, only what beat PyTorch.
+        if (!evaluated && !unevaluated) {
+            row.substituted = false;
+            row.skipped = "not evaluated in this session yet (run `autokernel run`, or pass --unevaluated)";
+        } else if (faster_only && !(row.kernel_speedup && *row.kernel_speedup > 1.0)) {
+            row.substituted = false;
+            row.skipped = row.kernel_speedup ? "not faster than PyTorch (" + format_fixed(*row.kernel_speedup, 2) + "x)" : "no measured speedup";
+        }
+        if (row.substituted) request.kernels.push_back(verify_kernel(entry, *type, session.source_at(tip, file)));
         report.kernels.push_back(std::move(row));
     }
-    if (request.kernels.empty()) throw Error(ErrorKind::Usage, "the session " + dir.string() + " has no kernel to substitute");
+    if (request.kernels.empty())
+        std::cerr << "autokernel verify: no kernel of " << dir.string()
+                  << " is substituted (see the kernel rows): the model runs unmodified on both sides\n";
 
     const Preflight preflight = evaluator_preflight();
     if (!preflight.ok()) {

@@ -78,7 +78,7 @@ std::vector<TypeCoverage> aggregate_coverage(const VerifyMeasurement& m) {
 std::optional<double> predict_speedup(const std::vector<VerifyKernelRow>& kernels) {
     std::vector<double> fractions, speedups;
     for (const auto& k : kernels) {
-        if (!(k.model_fraction > 0)) continue;
+        if (!k.substituted || !(k.model_fraction > 0)) continue;
         fractions.push_back(k.model_fraction);
         speedups.push_back(k.kernel_speedup.value_or(1.0));
     }
@@ -142,6 +142,21 @@ void complete_report(VerifyReport& report, double threshold) {
     report.explanations.push_back("measured " + times(*measured) + " vs predicted " + times(*report.predicted_speedup) + " (" +
                                   (gap > 0 ? "+" : "") + fixed(100 * gap, 0) + " %):");
 
+    // Types that got slower inside the model: usually the largest part of a gap, largest first.
+    std::vector<const TypeCoverage*> slower;
+    for (const auto& c : coverage)
+        if (c.routed_calls > 0 && c.routed_us + c.fallback_us > c.aten_us * (1 + threshold)) slower.push_back(&c);
+    std::sort(slower.begin(), slower.end(), [](const TypeCoverage* a, const TypeCoverage* b) {
+        return (a->routed_us + a->fallback_us - a->aten_us) > (b->routed_us + b->fallback_us - b->aten_us);
+    });
+    for (const TypeCoverage* c : slower)
+        report.explanations.push_back("  slower than ATen: " + std::string(to_string(c->type)) + " took " + fixed(c->routed_us + c->fallback_us, 0) +
+                                      " us with our kernels against " + fixed(c->aten_us, 0) + " us on ATen (" +
+                                      times(*c->in_model_speedup()) + ") per forward pass");
+    for (const auto& k : report.kernels)
+        if (k.substituted && !k.kernel_speedup)
+            report.explanations.push_back("  not measured: " + k.name + " has no measured speedup in the session, so the prediction counts it as 1x");
+
     // Fallbacks: part of a type's time stayed on ATen.
     for (const auto& c : coverage) {
         if (c.fallback_calls == 0) continue;
@@ -155,7 +170,7 @@ void complete_report(VerifyReport& report, double threshold) {
     }
     // The kernel's speed inside the model against its speed at the session's shapes.
     for (const auto& k : report.kernels) {
-        if (!k.kernel_speedup) continue;
+        if (!k.kernel_speedup || !k.substituted) continue;
         const auto c = std::find_if(coverage.begin(), coverage.end(), [&](const TypeCoverage& t) { return t.type == k.type; });
         if (c == coverage.end() || c->routed_calls == 0) {
             report.explanations.push_back("  not used: " + k.name + " (" + std::string(to_string(k.type)) +
@@ -178,7 +193,7 @@ void complete_report(VerifyReport& report, double threshold) {
     // Shares: the profile's against this run's.
     if (m.forward_gpu_us > 0) {
         for (const auto& k : report.kernels) {
-            if (!(k.model_fraction > 0)) continue;
+            if (!k.substituted || !(k.model_fraction > 0)) continue;
             const auto c = std::find_if(coverage.begin(), coverage.end(), [&](const TypeCoverage& t) { return t.type == k.type; });
             if (c == coverage.end()) continue;
             const double share = c->aten_us / m.forward_gpu_us;
@@ -206,6 +221,8 @@ std::string verify_report_to_json(const VerifyReport& r) {
                     {"commit", k.commit}};
         if (k.kernel_speedup) row["kernel_speedup"] = jsonf::number(*k.kernel_speedup);
         if (k.best_experiment) row["best_experiment"] = *k.best_experiment;
+        row["substituted"] = k.substituted;
+        if (!k.skipped.empty()) row["skipped"] = k.skipped;
         kernels.push_back(row);
     }
     json model = {{"builtin", r.model.builtin}, {"torchscript", r.model.torchscript}, {"inputs", r.model.inputs},
@@ -278,6 +295,8 @@ VerifyReport verify_report_from_json(std::string_view text, std::string_view ori
         if (row.kernel_speedup && !(*row.kernel_speedup > 0)) k.fail_field("kernel_speedup", "must be positive");
         if (k.has("best_experiment")) row.best_experiment = k.integer<int>("best_experiment");
         row.commit = k.string("commit", "");
+        row.substituted = k.boolean("substituted", true);
+        row.skipped = k.string("skipped", "");
         out.kernels.push_back(std::move(row));
     });
     r.each("explanations", [&](const Reader& e) {
@@ -311,8 +330,9 @@ VerifyReport read_verify_report(const std::filesystem::path& session_dir) {
 
 namespace {
 
+// `s` padded to `width`, and always followed by at least one space.
 std::string pad(std::string s, std::size_t width) {
-    if (s.size() < width) s.append(width - s.size(), ' ');
+    s.append(s.size() < width ? width - s.size() : 1, ' ');
     return s;
 }
 
@@ -346,7 +366,8 @@ std::string format_verify_report(const VerifyReport& r) {
         s += "  " + pad(k.name, 18) + pad(std::string(to_string(k.type)), 18) +
              pad(k.model_fraction > 0 ? pct(k.model_fraction) : std::string("-"), 9) +
              pad(k.kernel_speedup ? times(*k.kernel_speedup) : std::string("-"), 16) +
-             (k.best_experiment ? "#" + std::to_string(*k.best_experiment) : std::string("-")) + "\n";
+             pad(k.best_experiment ? "#" + std::to_string(*k.best_experiment) : std::string("-"), 6) +
+             (k.substituted ? "" : "not substituted: " + k.skipped) + "\n";
 
     if (r.measurement) {
         const auto coverage = aggregate_coverage(*r.measurement);

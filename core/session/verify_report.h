@@ -23,6 +23,8 @@ struct VerifyKernelRow {
     std::optional<double> kernel_speedup; // the best experiment's speedup over PyTorch at the session's shapes
     std::optional<int> best_experiment;   // its number in results.tsv
     std::string commit;                   // the branch tip the source was read from
+    bool substituted = true;              // false: left out of the run, for `skipped`
+    std::string skipped;                  // why ("not evaluated in this session yet", "slower than PyTorch (0.14x)")
 };
 
 // Calls and GPU time of one type's ops in one forward pass, routed to our kernels or fallen back.
@@ -46,8 +48,8 @@ struct TypeCoverage {
 // Per type, over every kernel of that type and the type's fallbacks, in kernel-type order.
 std::vector<TypeCoverage> aggregate_coverage(const VerifyMeasurement& m);
 
-// Amdahl's law over the kernels with a known share: 1 / (1 - sum f_i (1 - 1/s_i)), kernels without a
-// measured speedup counting as 1x. nullopt when no kernel has a share. Throws Error(Usage) when the
+// Amdahl's law over the substituted kernels with a known share: 1 / (1 - sum f_i (1 - 1/s_i)), kernels
+// without a measured speedup counting as 1x. nullopt when no kernel has a share. Throws Error(Usage) when the
 // shares add up to more than 1 or a speedup is not positive.
 std::optional<double> predict_speedup(const std::vector<VerifyKernelRow>& kernels);
 

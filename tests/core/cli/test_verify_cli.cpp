@@ -107,6 +107,8 @@ TEST_F(VerifyCli, WithoutAGpuItExits2AndWritesNothing) {
     const CliRun r = cli({"verify", s.string(), "--model", "llama-160m"});
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("autokernel verify:"), std::string::npos) << r.err;
+    // A session straight from `new`: nothing evaluated, so nothing would be substituted without --unevaluated.
+    EXPECT_NE(r.err.find("is substituted"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(s / "verify.json"));
 }
 

@@ -45,7 +45,8 @@ VerifyReport sample_report() {
     r.verdict = "PASS";
     r.detail = "output within tolerance";
     r.kernels = {{"matmul", KernelType::Matmul, 0.6, 1.10, 4, std::string(40, 'a')},
-                 {"rmsnorm", KernelType::RmsNorm, 0.05, 1.8, 7, std::string(40, 'a')}};
+                 {"rmsnorm", KernelType::RmsNorm, 0.05, 1.8, 7, std::string(40, 'a')},
+                 {"softmax", KernelType::Softmax, 0.1, 0.5, 9, std::string(40, 'a'), false, "not faster than PyTorch (0.50x)"}};
     VerifyMeasurement m;
     m.model_description = "llama-160m: 162.0M parameters, batch 8, seq 512, fp16, inference";
     m.seed = 42;
@@ -79,6 +80,9 @@ TEST(VerifyReport, RoundTripKeepsEveryField) {
     EXPECT_EQ(back.measurement->coverage.size(), 3u);
     EXPECT_EQ(back.measurement->coverage[1].reasons.at(0).second, 1);
     EXPECT_EQ(back.kernels.at(1).best_experiment, 7);
+    EXPECT_TRUE(back.kernels.at(1).substituted);
+    EXPECT_FALSE(back.kernels.at(2).substituted);
+    EXPECT_EQ(back.kernels.at(2).skipped, "not faster than PyTorch (0.50x)");
     EXPECT_DOUBLE_EQ(*back.kernels.at(0).kernel_speedup, 1.10);
     EXPECT_EQ(back.model.builtin, "llama-160m");
     EXPECT_EQ(back.model.seq, 512);
@@ -158,6 +162,10 @@ TEST(VerifyPrediction, AmdahlOverTheKernelsWithShares) {
     // A kernel without a measured speedup counts as 1x.
     k[1].kernel_speedup.reset();
     EXPECT_NEAR(*predict_speedup(k), 1.0 / (1.0 - 0.15), 1e-12);
+    // A kernel left out of the run does not enter.
+    k.push_back({"c", KernelType::Softmax, 0.4, 0.5, {}, "", false, "not faster than PyTorch (0.50x)"});
+    EXPECT_NEAR(*predict_speedup(k), 1.0 / (1.0 - 0.15), 1e-12);
+    k.pop_back();
     // Kernels without a share do not enter; none with a share: no prediction.
     k[0].model_fraction = 0;
     k[1].model_fraction = 0;
@@ -243,6 +251,20 @@ TEST(VerifyExplanations, NameFallbacksInModelSpeedAndFailuresWhenTheGapIsLarge) 
     EXPECT_NE(all.find("shares: matmul has 60 %"), std::string::npos) << all;
     EXPECT_NE(all.find("72 %"), std::string::npos) << all;
     EXPECT_NE(all.find("host overhead"), std::string::npos) << all;
+    EXPECT_EQ(all.find("softmax"), std::string::npos) << "softmax was not substituted:\n" << all;
+
+    // A type slower inside the model than on ATen is named first among the causes, and a kernel without
+    // a measured speedup is said to count as 1x.
+    r.measurement->coverage[0].gpu_us = 14000;
+    r.measurement->substituted->median_ms = 11.0;
+    r.kernels[1].kernel_speedup.reset();
+    complete_report(r);
+    all.clear();
+    for (const auto& e : r.explanations) all += e + "\n";
+    EXPECT_NE(all.find("slower than ATen: matmul took 14900 us with our kernels against 7200 us on ATen (0.48x)"),
+              std::string::npos) << all;
+    EXPECT_LT(all.find("slower than ATen"), all.find("fallbacks:")) << all;
+    EXPECT_NE(all.find("not measured: rmsnorm"), std::string::npos) << all;
 }
 
 TEST(VerifyReportText, ShowsVerdictSpeedupsCoverageAndChecks) {
@@ -255,6 +277,7 @@ TEST(VerifyReportText, ShowsVerdictSpeedupsCoverageAndChecks) {
     EXPECT_NE(s.find("84/85"), std::string::npos) << s;
     EXPECT_NE(s.find("fallback: aten::mm: shape 4096x32000x768"), std::string::npos) << s;
     EXPECT_NE(s.find("per-call checks against ATen"), std::string::npos) << s;
+    EXPECT_NE(s.find("not substituted: not faster than PyTorch (0.50x)"), std::string::npos) << s;
 }
 
 }  // namespace

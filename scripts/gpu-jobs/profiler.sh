@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# GPU job of the model profiler (issue 9; docs/profiler.md): autokernel-profiler on the H200.
+#   1. the profiler's GPU tests (test_profiler_gpu: every built-in model profiles with >= 95 % attribution,
+#      kernel time vs CUDA events, TorchScript, the injection route on a CUDA program and a torch script);
+#   2. each built-in model profiled at batch 8 (fp16 inference; GPT-2 and llama-160m also bf16 training;
+#      llama-7b-layers also bf16 inference), a table of kernels, GPU time, busy vs CUDA events,
+#      attribution and overhead, and the top kernels of each;
+#   3. a small GPT-like model exported with torch.jit.trace, profiled by our TorchScript route and by
+#      torch.profiler (kernel totals per iteration side by side; one CUPTI client at a time, so two runs);
+#   4. the injection route on a Python training script (train_small.py) with NVTX ranges;
+#   5. $OUT/profiler/kernel_names.tsv: every unique (kernel name, op, op stack) of these profiles, for the
+#      classification fixture; `autokernel profile` on one profile when the CLI has the command.
+# Usage: scripts/gpu-jobs/profiler.sh BIN_DIR. Writes everything under $OUT/profiler/; prints the summary last.
+# targets: autokernel-profiler autokernel-inject test_profiler_gpu test_profiler autokernel
+# cap: 240 seconds
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$(cd "${1:?usage: profiler.sh BIN_DIR}" && pwd)
+out=${OUT:-/tmp/out}/profiler
+mkdir -p "$out"
+here=$root/scripts/gpu-jobs/profiler
+work=$(mktemp -d /tmp/profiler-job.XXXXXX)
+t0=$(date +%s)
+say() { echo "=== $* (t+$(($(date +%s) - t0))s)"; }
+[[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
+[[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+py=$(command -v python3)
+prof=$bin/autokernel-profiler
+export AK_INJECT_LIBRARY=${AK_INJECT_LIBRARY:-$(dirname "$bin")/lib/libautokernel-inject.so}
+export AK_TEST_PYTHON=$py
+
+say "binaries"
+ls -la "$prof" "$AK_INJECT_LIBRARY" "$bin/test_profiler_gpu" 2>&1
+ldd "$prof" | grep -E "cupti|torch_cuda|cudart|libcuda|not found" | tee "$out/ldd.txt"
+ldd "$AK_INJECT_LIBRARY" | grep -E "cupti|not found"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+
+# Runs the profiler with a time limit; keeps stderr in $out/NAME.log; prints the outcome line.
+profile() {  # profile NAME SECONDS ARGS...
+  local name=$1 secs=$2; shift 2
+  timeout -k 5 "$secs" "$prof" --out "$out/$name.json" "$@" > "$out/$name.stdout" 2> "$out/$name.log"
+  local rc=$?
+  echo "$name: exit $rc: $(tail -1 "$out/$name.log" | cut -c1-220)"
+  if [[ $rc -ne 0 ]]; then echo "--- $name.log (last 25 lines):"; tail -25 "$out/$name.log"; fi
+  return $rc
+}
+
+say "1. GPU tests"
+timeout -k 5 110 "$bin/test_profiler_gpu" > "$out/gpu-tests.log" 2>&1
+echo "test_profiler_gpu exit $?"
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|^\[profile\]|^\[events\]|^\[python\]|tests ran" "$out/gpu-tests.log" | head -40
+if grep -q "^\[  FAILED" "$out/gpu-tests.log"; then
+  echo "--- failures:"; grep -B2 -A25 -E "Failure$|error: " "$out/gpu-tests.log" | head -150
+fi
+grep -c "^\[torchscript\]" "$out/gpu-tests.log" > /dev/null && grep "^\[torchscript\]" "$out/gpu-tests.log" | head -5
+
+say "2. built-in models (batch 8)"
+profiles=()
+run_model() {  # run_model NAME SECONDS ARGS...
+  local name=$1; profile "$@" --warmup 3 --iterations 10 && profiles+=("$out/$name.json")
+}
+run_model gpt2-fp16-inference 25 --model gpt2 --batch 8 --seq 1024 --dtype fp16
+run_model gpt2-bf16-training 30 --model gpt2 --batch 8 --seq 1024 --dtype bf16 --mode training
+run_model llama-160m-fp16-inference 25 --model llama-160m --batch 8 --seq 1024 --dtype fp16
+run_model llama-160m-bf16-training 30 --model llama-160m --batch 8 --seq 1024 --dtype bf16 --mode training
+run_model llama-7b-layers-fp16-inference 30 --model llama-7b-layers --batch 8 --seq 1024 --dtype fp16
+run_model llama-7b-layers-bf16-inference 30 --model llama-7b-layers --batch 8 --seq 1024 --dtype bf16
+run_model bert-base-fp16-inference 25 --model bert-base --batch 8 --seq 512 --dtype fp16
+for f in "${profiles[@]}"; do echo "--- top kernels of $(basename "$f")"; $py "$here/summarize.py" top "$f" 10; done > "$out/top-kernels.txt" 2>&1
+head -c 9000 "$out/top-kernels.txt"
+
+say "3. TorchScript: ours vs torch.profiler on the same traced model"
+if timeout 60 $py "$here/gpt_like.py" export "$work/gpt_like.pt" > "$out/gpt_like-export.log" 2>&1; then
+  cat "$out/gpt_like-export.log" | tail -2
+  profile torchscript-gpt-like 40 --torchscript "$work/gpt_like.pt" --input 8x512:int64:0-50257 --warmup 3 --iterations 10 &&
+    profiles+=("$out/torchscript-gpt-like.json")
+  timeout 60 $py "$here/gpt_like.py" torch-profile "$work/gpt_like.pt" 3 10 "$out/torch-profiler-trace.json" > "$out/torch-profiler.log" 2>&1 ||
+    { echo "torch.profiler run failed:"; tail -20 "$out/torch-profiler.log"; }
+  tail -1 "$out/torch-profiler.log"
+  $py "$here/summarize.py" table "$out/torchscript-gpt-like.json" 2>&1 | tail -2
+  rm -f "$out/torch-profiler-trace.json"
+else
+  echo "export failed:"; tail -20 "$out/gpt_like-export.log"
+fi
+
+say "4. injection route: python train_small.py"
+profile inject-train-small 60 -- $py "$here/train_small.py" && {
+  profiles+=("$out/inject-train-small.json")
+  tail -2 "$out/inject-train-small.stdout"
+  $py "$here/summarize.py" top "$out/inject-train-small.json" 12
+}
+
+say "5. kernel names and the CLI"
+$py "$here/summarize.py" names "$out/kernel_names.tsv" "${profiles[@]}"
+if "$bin/autokernel" profile --help > "$out/cli-help.txt" 2>&1; then
+  timeout 30 "$bin/autokernel" profile --show "$out/llama-160m-fp16-inference.json" > "$out/cli-show.txt" 2>&1
+  echo "autokernel profile --show: exit $?"; head -40 "$out/cli-show.txt"
+else
+  echo "autokernel has no 'profile' command in this build: $(head -2 "$out/cli-help.txt")"
+fi
+rm -rf "$work"
+
+say "summary"
+$py "$here/summarize.py" table "${profiles[@]}"
+grep -E "^\[  (PASSED|FAILED) " "$out/gpu-tests.log" | tail -3

@@ -4,6 +4,7 @@
 
 #include <cupti.h>
 #include <cxxabi.h>
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -200,7 +201,11 @@ void CuptiActivity::pop_external(ExternalKind kind) {
 std::string CuptiActivity::version_text() {
     uint32_t api = 0;
     cuptiGetVersion(&api);
-    return "CUPTI API " + std::to_string(api);
+    std::string text = "CUPTI API " + std::to_string(api);
+    // Two copies of CUPTI may exist (the toolkit's, the torch wheel's): name the one this process loaded.
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) && info.dli_fname) text += std::string(" (") + info.dli_fname + ")";
+    return text;
 }
 
 }  // namespace ak::profiler

@@ -51,7 +51,7 @@ public:
     static void push_external(ExternalKind kind, std::uint64_t id);
     static void pop_external(ExternalKind kind);
 
-    // "CUDA 13.0, CUPTI API 130001" style line for the profile's origin.
+    // "CUPTI API 130001 (/path/of/the/loaded/libcupti.so.13)" for the profile's origin.
     static std::string version_text();
 };
 

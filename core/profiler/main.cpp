@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
                 p = profile_command(options.command, find_injection_library());
                 break;
         }
+        std::cerr << "autokernel-profiler: " << p.origin.cuda_version << ", GPU " << p.origin.gpu_name << "\n";
         write_profile_json(p, options.out);
         double kernel_ms = 0;
         for (const auto& k : p.kernels) kernel_ms += double(k.end_ns - k.start_ns) / 1e6;

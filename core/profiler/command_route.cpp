@@ -93,9 +93,15 @@ profile::Profile profile_command(const std::vector<std::string>& command, const 
         throw Error(ErrorKind::Usage, "the command failed: '" + shown + "' exited with status " + std::to_string(WEXITSTATUS(status)));
 
     std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir))
+    bool started = false;
+    for (const auto& e : fs::directory_iterator(dir)) {
         if (e.path().extension() == ".json") files.push_back(e.path());
+        started = started || e.path().filename().string().rfind("started-", 0) == 0;
+    }
     std::sort(files.begin(), files.end());
+    if (files.empty() && started)
+        throw Error(ErrorKind::Usage, "the command '" + shown + "' initialised CUDA but ended without running its exit handlers "
+                                          "(os._exit, abort or a signal), so no profile was written");
     if (files.empty())
         throw Error(ErrorKind::Usage, "the command '" + shown + "' never initialised CUDA, so no kernel was recorded "
                                           "(the injection library is loaded by the CUDA driver at cuInit)");

@@ -153,5 +153,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         std::fprintf(stderr, "autokernel-inject: %s\n", e.what());
     }
     std::atexit(write_at_exit);
+    // A marker, so the profiler can tell "never initialised CUDA" from "exited without exit handlers".
+    if (const char* out_dir = std::getenv(kInjectOutEnv); out_dir && *out_dir)
+        std::ofstream(std::string(out_dir) + "/started-" + std::to_string(g_pid));
     return 1;
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace ak::profiler {
@@ -36,8 +37,12 @@ std::map<std::pair<std::uint64_t, std::int64_t>, ForwardContext> g_forward;  // 
 struct Frame {
     enum Kind { Module, Pattern, Op, Inherited } kind;
     std::string name;            // Module: the path; Pattern: the scope; Op: the op name
-    ForwardContext inherited;    // Inherited: a backward function's forward context
+    ForwardContext inherited;    // Inherited (or an Op with has_inherited): a backward function's forward context
+    bool has_inherited = false;  // an engine's evaluate_function op that learnt its node's forward context
+    size_t op_index = SIZE_MAX;  // Op: its OpCall in g_ops
 };
+
+constexpr std::string_view kEvaluateFunction = "autograd::engine::evaluate_function: ";
 
 thread_local std::vector<Frame> t_frames;
 
@@ -51,7 +56,7 @@ struct Context final : at::ObserverContext {
 std::string module_path_now() {
     for (auto it = t_frames.rbegin(); it != t_frames.rend(); ++it) {
         if (it->kind == Frame::Module) return it->name;
-        if (it->kind == Frame::Inherited) return it->inherited.module_path;
+        if (it->kind == Frame::Inherited || it->has_inherited) return it->inherited.module_path;
     }
     if (g_torchscript_modules) {
         // Entries look like "top(MyModel)", "blocks.0(Block)": the instance names make the path.
@@ -71,7 +76,7 @@ std::vector<std::string> patterns_now() {
     std::vector<std::string> out;
     for (const auto& f : t_frames) {
         if (f.kind == Frame::Pattern) out.push_back(f.name);
-        if (f.kind == Frame::Inherited)
+        if (f.kind == Frame::Inherited || f.has_inherited)
             for (const auto& p : f.inherited.patterns) out.push_back(p);
     }
     return out;
@@ -144,8 +149,23 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
         std::lock_guard lock(g_forward_mutex);
         auto it = g_forward.find({fn.forwardThreadId(), fn.seqNr()});
         if (it != g_forward.end()) {
-            t_frames.push_back({Frame::Inherited, {}, it->second});
-            ctx->pushed_inherited = true;
+            Frame* outer = t_frames.empty() ? nullptr : &t_frames.back();
+            if (outer && outer->kind == Frame::Op && !outer->has_inherited && outer->name.rfind(kEvaluateFunction, 0) == 0) {
+                // The engine's evaluate_function around this node (a FUNCTION-scope record without a sequence
+                // number): it and everything it runs after the node (reducing gradients to their inputs'
+                // shapes, accumulating them) belong to the node's forward module too.
+                outer->inherited = it->second;
+                outer->has_inherited = true;
+                std::lock_guard ops_lock(g_mutex);
+                if (outer->op_index < g_ops.size()) {
+                    profile::OpCall& evaluate = g_ops[outer->op_index];
+                    evaluate.module_path = it->second.module_path;
+                    evaluate.stack.insert(evaluate.stack.begin(), it->second.patterns.begin(), it->second.patterns.end());
+                }
+            } else {
+                t_frames.push_back({Frame::Inherited, {}, it->second});
+                ctx->pushed_inherited = true;
+            }
         }
     }
     profile::OpCall op;
@@ -163,11 +183,13 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
         g_forward[{fn.threadId(), fn.seqNr()}] = ForwardContext{op.module_path, patterns_now()};
     }
     const std::uint64_t id = op.id;
-    t_frames.push_back({Frame::Op, op.name, {}});
+    Frame frame{Frame::Op, op.name, {}};
     {
         std::lock_guard lock(g_mutex);
+        frame.op_index = g_ops.size();
         g_ops.push_back(std::move(op));
     }
+    t_frames.push_back(std::move(frame));
     CuptiActivity::push_external(ExternalKind::Op, id);
     ctx->pushed_external = true;
     return ctx;

@@ -120,7 +120,12 @@ profile::Profile measure(const std::function<void()>& step, const ProfilerOption
     origin.torch_version = TORCH_VERSION;
     fill_machine_facts(origin);
     p.origin = std::move(origin);
-    assemble_profile(p, CuptiActivity::take(), OpRecorder::take(), windows);
+    ActivityData data = CuptiActivity::take();
+    std::vector<profile::OpCall> ops = OpRecorder::take();
+    std::cerr << "autokernel-profiler: CUPTI delivered " << data.kernels.size() << " kernels, " << data.memory.size()
+              << " memory records, " << data.op_of_correlation.size() << " op correlations (" << data.dropped
+              << " dropped); " << ops.size() << " op calls recorded\n";
+    assemble_profile(p, std::move(data), std::move(ops), windows);
     p.overhead = profile::Overhead{median(profiled), median(unprofiled)};
     if (p.kernels.empty()) p.warnings.push_back("no kernel was recorded in the measured iterations");
     return p;

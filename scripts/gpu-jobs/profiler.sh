@@ -100,7 +100,7 @@ else
   echo "test time limit ${left}s"
   timeout -k 5 "$left" "$bin/test_profiler_gpu" > "$out/gpu-tests.log" 2>&1
   rc=$?; echo "test_profiler_gpu exit $rc"; (( rc == 124 || rc == 137 )) && { echo "--- timed out; last lines:"; tail -15 "$out/gpu-tests.log"; }
-  grep -E "^\[       OK \]|^\[  FAILED  \]|^\[  SKIPPED \]|^\[profile\]|^\[events\]|^\[python\]|^\[torchscript\]" "$out/gpu-tests.log" | head -60
+  grep -E "^\[       OK \]|^\[  FAILED  \] .* ms\)$|^\[  SKIPPED \] .* ms\)$|^\[profile\]|^\[events\]|^\[python\]|^\[torchscript\]" "$out/gpu-tests.log" | head -60
   if grep -q "^\[  FAILED" "$out/gpu-tests.log"; then
     echo "--- failures:"; grep -B2 -A25 -E "Failure$|error: " "$out/gpu-tests.log" | head -150
   fi
@@ -110,5 +110,5 @@ say "summary"
 $py "$here/summarize.py" table "${profiles[@]}" 2>&1 | head -16
 echo "torch.profiler on the same TorchScript: $(tail -1 "$out/torch-profiler.log" 2>/dev/null)"
 echo "kernel_names.tsv: $(( $(wc -l < "$out/kernel_names.tsv" 2>/dev/null || echo 1) - 1 )) rows"
-echo "gpu tests: $(grep -c '^\[       OK \]' "$out/gpu-tests.log") ok, $(grep -c '^\[  FAILED  \] [A-Z]' "$out/gpu-tests.log") failed, $(grep -c '^\[  SKIPPED \] [A-Z]' "$out/gpu-tests.log") skipped"
-grep '^\[  FAILED  \] [A-Z]' "$out/gpu-tests.log" | head -8
+echo "gpu tests: $(grep -c '^\[       OK \]' "$out/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log") failed, $(grep -cE '^\[  SKIPPED \] .* ms\)$' "$out/gpu-tests.log") skipped"
+grep -E '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log" | head -8

@@ -2,7 +2,8 @@
 # Runs GPU jobs on the H200 in one device call: builds the Qt-free core there once (Release, no GUI), then
 # runs each job script scripts/gpu-jobs/<JOB>.sh with the folder of built binaries as $1, under the time
 # cap its "# cap: N seconds" line states, and packs what the jobs wrote into $OUT/batch.tgz beside a
-# summary ($OUT/summary.txt: each job's last lines and exit status).
+# summary ($OUT/summary.txt: each job's last lines and exit status); each job's folder is also packed as
+# $OUT/<JOB>.tgz as soon as it ends, so a call that runs out of time still returns the finished jobs.
 #
 #   scripts/h200-batch.sh harness kern-mem ...     (carry: .deps from scripts/fetch-gpu-deps.sh, and any
 #                                                    folder a job names in its "# carry:" line)
@@ -40,6 +41,7 @@ if [[ -f .old-src/old.tar ]]; then
   old_build=$!
 fi
 log "configure + build: $targets"
+cp "$stage/nvidia-smi.txt" "$final_out/" 2>/dev/null
 cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DAK_BUILD_GUI=OFF -DAK_BUILD_EVALUATOR=ON \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$root/.deps/root/usr" > "$stage/configure.log" 2>&1 ||
   { tail -30 "$stage/configure.log"; }
@@ -47,6 +49,7 @@ cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DAK_BUILD_GUI=OFF 
 timeout "${AK_BUILD_CAP:-300}" ninja -C build-h200 $targets > "$stage/build.log" 2>&1
 build_rc=$?
 echo "build exit $build_rc"; grep -E "error:|FAILED" "$stage/build.log" | head -20
+[[ $build_rc -ne 0 ]] && tail -c 20000 "$stage/build.log" > "$final_out/build-errors.log"
 bin=$root/build-h200/bin
 if [[ -n "${old_build:-}" ]]; then wait "$old_build"; tail -1 "$stage/old-build.log"; fi
 
@@ -60,6 +63,8 @@ for j in "$@"; do
   rc=$?
   { echo "===== $j: exit $rc after $(( $(date +%s) - s )) s (cap $cap)"; tail -40 "$stage/$j/job.log"; echo; } >> "$summary"
   tail -25 "$stage/$j/job.log"; echo "exit $rc"
+  # each job's files come back even if a later job runs past the device call's limit
+  tar -C "$stage" -czf "$final_out/$j.tgz" "$j" 2>/dev/null
 done
 log pack
 tar -C "$stage" -czf "$final_out/batch.tgz" . && ls -la "$final_out"

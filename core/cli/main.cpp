@@ -31,6 +31,10 @@ commands:
                                    the optimization loop, headless (exit 2 without a GPU)
   control SESSION pause|resume|step|stop
                                    steer a running `autokernel run` from another shell
+  profile --model M | --torchscript F.pt --input S | -- CMD ...  [--out DIR] [--json]
+                                   where a model's GPU time goes, per kernel type, with what-if and
+                                   headroom (exit 2 without a GPU)
+  profile --show PROFILE.json      the report of an existing profile (no GPU needed)
 
 'autokernel <command> --help' describes a command.
 exit status: 0 ok, 1 failure, 2 no GPU or driver, 64 usage error
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
         if (command == "new") return ak::cli::run_new(rest);
         if (command == "run") return ak::cli::run_run(rest);
         if (command == "control") return ak::cli::run_control(rest);
+        if (command == "profile") return ak::cli::run_profile(rest);
         std::cerr << "autokernel: unknown command '" << command << "'\n\n" << kUsage;
         return ak::cli::kExitUsage;
     } catch (const ak::Error& e) {

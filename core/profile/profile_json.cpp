@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <set>
+#include <unordered_set>
 #include <sys/stat.h>
 #include <unordered_map>
 
@@ -96,7 +96,7 @@ void put_optional_id(std::string& out, const std::optional<std::uint64_t>& id) {
         out += "null";
 }
 
-json origin_json(const Origin& o) {
+nlohmann::ordered_json origin_json(const Origin& o) {
     nlohmann::ordered_json j;
     j["kind"] = std::string(to_string(o.kind));
     j["model"] = o.model;
@@ -264,7 +264,29 @@ std::string to_json(const Profile& p) {
 
 // ---------------------------------------------------------------- reading
 
+
 namespace {
+
+// A JSON path built on the stack ("kernels" -> "kernels[12]" -> "kernels[12].end_ns"); turned into
+// text only when an error is reported, so reading a large profile allocates nothing per field.
+struct Path {
+    const Path* parent = nullptr;
+    std::string_view key;                                  // ".key" (or the root's name)
+    std::size_t index = std::numeric_limits<std::size_t>::max();  // "[index]" when set
+
+    Path operator[](std::size_t i) const { return Path{this, {}, i}; }
+    Path operator/(std::string_view k) const { return Path{this, k}; }
+    std::string str() const {
+        std::string out = parent ? parent->str() : std::string();
+        if (index != std::numeric_limits<std::size_t>::max()) {
+            out += "[" + std::to_string(index) + "]";
+        } else if (!key.empty()) {
+            if (!out.empty()) out += '.';
+            out += key;
+        }
+        return out;
+    }
+};
 
 // Reads one JSON document with every error naming the source and the JSON path.
 class Reader {
@@ -274,6 +296,7 @@ public:
     [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
         throw Error(ErrorKind::BadFormat, std::string(source_) + ": " + (path.empty() ? "" : path + ": ") + problem);
     }
+    [[noreturn]] void fail(const Path& path, const std::string& problem) const { fail(path.str(), problem); }
 
     static std::string kind(const json& j) {
         if (j.is_number_unsigned() || j.is_number_integer()) return "an integer";
@@ -281,88 +304,85 @@ public:
         return std::string("a JSON ") + j.type_name();
     }
 
-    const json& member(const json& object, const std::string& path, const char* key) const {
+    const json& member(const json& object, const Path& path, const char* key) const {
         const auto it = object.find(key);
-        if (it == object.end()) fail(join(path, key), "missing (required)");
+        if (it == object.end()) fail(path / key, "missing (required)");
         return *it;
     }
-    const json* optional_member(const json& object, const char* key) const {
+    static const json* optional_member(const json& object, const char* key) {
         const auto it = object.find(key);
         if (it == object.end() || it->is_null()) return nullptr;
         return &*it;
     }
-
-    const json& object(const json& j, const std::string& path) const {
+    const json& object(const json& j, const Path& path) const {
         if (!j.is_object()) fail(path, "must be an object, found " + kind(j));
         return j;
     }
-    const json& array(const json& j, const std::string& path) const {
+    const json& array(const json& j, const Path& path) const {
         if (!j.is_array()) fail(path, "must be an array, found " + kind(j));
         return j;
     }
-    const json& array(const json& j, const std::string& path, std::size_t size) const {
+    const json& array(const json& j, const Path& path, std::size_t size) const {
         array(j, path);
         if (j.size() != size)
             fail(path, "must have " + std::to_string(size) + " elements, found " + std::to_string(j.size()));
         return j;
     }
-    std::string string(const json& j, const std::string& path) const {
+    std::string string(const json& j, const Path& path) const {
         if (!j.is_string()) fail(path, "must be a string, found " + kind(j));
         return j.get<std::string>();
     }
-    double number(const json& j, const std::string& path) const {
+    double number(const json& j, const Path& path) const {
         if (!j.is_number()) fail(path, "must be a number, found " + kind(j));
         const double v = j.get<double>();
         if (!std::isfinite(v)) fail(path, "must be finite");
         return v;
     }
-    double non_negative(const json& j, const std::string& path) const {
+    double non_negative(const json& j, const Path& path) const {
         const double v = number(j, path);
         if (v < 0) fail(path, "must not be negative, found " + j.dump());
         return v;
     }
-    std::uint64_t u64(const json& j, const std::string& path) const {
+    std::uint64_t u64(const json& j, const Path& path) const {
         if (j.is_number_unsigned()) return j.get<std::uint64_t>();
         if (j.is_number_integer()) fail(path, "must not be negative, found " + j.dump());
         fail(path, "must be a whole number, found " + kind(j));
     }
-    std::uint32_t u32(const json& j, const std::string& path) const {
+    std::uint32_t u32(const json& j, const Path& path) const {
         const std::uint64_t v = u64(j, path);
         if (v > std::numeric_limits<std::uint32_t>::max()) fail(path, "is out of range (" + j.dump() + ")");
         return static_cast<std::uint32_t>(v);
     }
-    int int_at_least(const json& j, const std::string& path, int minimum) const {
+    int int_at_least(const json& j, const Path& path, int minimum) const {
         if (!j.is_number_integer()) fail(path, "must be a whole number, found " + kind(j));
+        if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<int>::max()))
+            fail(path, "is out of range (" + j.dump() + ")");
         const std::int64_t v = j.get<std::int64_t>();
         if (v < minimum) fail(path, "must be at least " + std::to_string(minimum) + ", found " + j.dump());
         if (v > std::numeric_limits<int>::max()) fail(path, "is out of range (" + j.dump() + ")");
         return static_cast<int>(v);
     }
-    std::int64_t i64(const json& j, const std::string& path) const {
+    std::int64_t i64(const json& j, const Path& path) const {
         if (!j.is_number_integer()) fail(path, "must be a whole number, found " + kind(j));
         if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
             fail(path, "is out of range (" + j.dump() + ")");
         return j.get<std::int64_t>();
     }
-    std::vector<std::string> strings(const json& j, const std::string& path) const {
+    std::vector<std::string> strings(const json& j, const Path& path) const {
         array(j, path);
         std::vector<std::string> out;
         out.reserve(j.size());
-        for (std::size_t i = 0; i < j.size(); ++i) out.push_back(string(j[i], at(path, i)));
+        for (std::size_t i = 0; i < j.size(); ++i) out.push_back(string(j[i], path[i]));
         return out;
     }
-
-    static std::string join(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
-    static std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
     // Optional string member, "" when absent.
-    std::string opt_string(const json& object, const std::string& path, const char* key) const {
+    std::string opt_string(const json& object, const Path& path, const char* key) const {
         const json* j = optional_member(object, key);
-        return j ? string(*j, join(path, key)) : std::string();
+        return j ? string(*j, path / key) : std::string();
     }
-    int opt_int(const json& object, const std::string& path, const char* key, int minimum) const {
+    int opt_int(const json& object, const Path& path, const char* key, int minimum) const {
         const json* j = optional_member(object, key);
-        return j ? int_at_least(*j, join(path, key), minimum) : 0;
+        return j ? int_at_least(*j, path / key, minimum) : 0;
     }
 
 private:
@@ -370,12 +390,13 @@ private:
 };
 
 void check_columns(const Reader& r, const json& root, const char* key, auto const& expected) {
-    const json* j = r.optional_member(root, key);
+    const json* j = Reader::optional_member(root, key);
     if (!j) return;  // the columns are self-description; the layout is fixed by format_version
-    const std::string path = key;
+    const Path path{nullptr, key};
     r.array(*j, path);
     bool same = j->size() == expected.size();
-    for (std::size_t i = 0; same && i < expected.size(); ++i) same = (*j)[i].is_string() && (*j)[i].get<std::string>() == expected[i];
+    for (std::size_t i = 0; same && i < expected.size(); ++i)
+        same = (*j)[i].is_string() && (*j)[i].template get<std::string>() == expected[i];
     if (!same) {
         std::string want;
         for (auto c : expected) want += (want.empty() ? "" : ", ") + std::string(c);
@@ -384,22 +405,22 @@ void check_columns(const Reader& r, const json& root, const char* key, auto cons
 }
 
 Origin read_origin(const Reader& r, const json& j) {
-    const std::string path = "origin";
+    const Path path{nullptr, "origin"};
     r.object(j, path);
     Origin o;
-    const std::string kind = r.string(r.member(j, path, "kind"), "origin.kind");
+    const std::string kind = r.string(r.member(j, path, "kind"), path / "kind");
     const auto parsed = parse_source_kind(kind);
-    if (!parsed) r.fail("origin.kind", "must be \"builtin\", \"torchscript\" or \"command\", found \"" + kind + "\"");
+    if (!parsed) r.fail(path / "kind", "must be \"builtin\", \"torchscript\" or \"command\", found \"" + kind + "\"");
     o.kind = *parsed;
     o.model = r.opt_string(j, path, "model");
-    if (const json* v = r.optional_member(j, "inputs")) o.inputs = r.strings(*v, "origin.inputs");
-    if (const json* v = r.optional_member(j, "command")) o.command = r.strings(*v, "origin.command");
+    if (const json* v = Reader::optional_member(j, "inputs")) o.inputs = r.strings(*v, path / "inputs");
+    if (const json* v = Reader::optional_member(j, "command")) o.command = r.strings(*v, path / "command");
     o.batch = r.opt_int(j, path, "batch", 0);
     o.seq = r.opt_int(j, path, "seq", 0);
     o.dtype = r.opt_string(j, path, "dtype");
     o.mode = r.opt_string(j, path, "mode");
     o.warmup_iterations = r.opt_int(j, path, "warmup_iterations", 0);
-    o.measured_iterations = r.int_at_least(r.member(j, path, "measured_iterations"), "origin.measured_iterations", 1);
+    o.measured_iterations = r.int_at_least(r.member(j, path, "measured_iterations"), path / "measured_iterations", 1);
     o.gpu_name = r.opt_string(j, path, "gpu_name");
     o.driver_version = r.opt_string(j, path, "driver_version");
     o.cuda_version = r.opt_string(j, path, "cuda_version");
@@ -409,12 +430,17 @@ Origin read_origin(const Reader& r, const json& j) {
     return o;
 }
 
-std::optional<std::uint64_t> read_op_ref(const Reader& r, const json& j, const std::string& path,
-                                         const std::set<std::uint64_t>& op_ids) {
+std::optional<std::uint64_t> read_op_ref(const Reader& r, const json& j, const Path& path,
+                                         const std::unordered_set<std::uint64_t>& op_ids) {
     if (j.is_null()) return std::nullopt;
     const std::uint64_t id = r.u64(j, path);
     if (!op_ids.contains(id)) r.fail(path, "names op " + std::to_string(id) + ", which is not in \"ops\"");
     return id;
+}
+
+template <std::size_t N>
+Path column(const Path& row, const std::array<std::string_view, N>& columns, std::size_t c) {
+    return row / columns[c];
 }
 
 }  // namespace
@@ -425,28 +451,29 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
     try {
         root = json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
-        r.fail("", std::string("not valid JSON (") + e.what() + ")");
+        r.fail(std::string(), std::string("not valid JSON (") + e.what() + ")");
     }
-    r.object(root, "the document");
+    const Path top{};
+    r.object(root, Path{nullptr, "the document"});
 
     Profile p;
-    if (const json* format = r.optional_member(root, "format")) {
-        const std::string f = r.string(*format, "format");
-        if (f != "autokernel-profile") r.fail("format", "must be \"autokernel-profile\", found \"" + f + "\"");
+    if (const json* format = Reader::optional_member(root, "format")) {
+        const std::string f = r.string(*format, top / "format");
+        if (f != "autokernel-profile") r.fail(top / "format", "must be \"autokernel-profile\", found \"" + f + "\"");
     }
-    p.format_version = r.int_at_least(r.member(root, "", "format_version"), "format_version", 1);
+    p.format_version = r.int_at_least(r.member(root, top, "format_version"), top / "format_version", 1);
     if (p.format_version != kFormatVersion)
-        r.fail("format_version", std::to_string(p.format_version) + " is not supported (this build reads version " +
-                                     std::to_string(kFormatVersion) + ")");
-    p.origin = read_origin(r, r.member(root, "", "origin"));
+        r.fail(top / "format_version", std::to_string(p.format_version) + " is not supported (this build reads version " +
+                                           std::to_string(kFormatVersion) + ")");
+    p.origin = read_origin(r, r.member(root, top, "origin"));
 
     check_columns(r, root, "op_columns", kOpColumns);
     check_columns(r, root, "op_input_columns", kInputColumns);
     check_columns(r, root, "kernel_columns", kKernelColumns);
     check_columns(r, root, "memory_columns", kMemoryColumns);
 
-    const std::vector<std::string> strings = r.strings(r.member(root, "", "strings"), "strings");
-    const auto str = [&](const json& j, const std::string& path) -> const std::string& {
+    const std::vector<std::string> strings = r.strings(r.member(root, top, "strings"), top / "strings");
+    const auto str = [&](const json& j, const Path& path) -> const std::string& {
         const std::uint64_t index = r.u64(j, path);
         if (index >= strings.size())
             r.fail(path, "string index " + std::to_string(index) + " is outside \"strings\" (" +
@@ -455,58 +482,66 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
     };
 
     // ops
-    const json& ops = r.array(r.member(root, "", "ops"), "ops");
-    std::set<std::uint64_t> op_ids;
+    const Path ops_path = top / "ops";
+    const json& ops = r.array(r.member(root, top, "ops"), ops_path);
+    std::unordered_set<std::uint64_t> op_ids;
+    op_ids.reserve(ops.size());
     p.ops.reserve(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
-        const std::string path = Reader::at("ops", i);
-        const json& row = r.array(ops[i], path, kOpColumns.size());
-        const auto field = [&](std::size_t c) { return path + "." + std::string(kOpColumns[c]); };
+        const Path row_path = ops_path[i];
+        const json& row = r.array(ops[i], row_path, kOpColumns.size());
+        const auto field = [&](std::size_t c) { return column(row_path, kOpColumns, c); };
         OpCall op;
         op.id = r.u64(row[0], field(0));
         if (!op_ids.insert(op.id).second) r.fail(field(0), "op id " + std::to_string(op.id) + " appears twice");
         op.name = str(row[1], field(1));
         if (op.name.empty()) r.fail(field(1), "must not be empty");
-        const json& stack = r.array(row[2], field(2));
-        for (std::size_t s = 0; s < stack.size(); ++s) op.stack.push_back(str(stack[s], Reader::at(field(2), s)));
+        const Path stack_path = field(2);
+        const json& stack = r.array(row[2], stack_path);
+        op.stack.reserve(stack.size());
+        for (std::size_t s = 0; s < stack.size(); ++s) op.stack.push_back(str(stack[s], stack_path[s]));
         op.module_path = str(row[3], field(3));
         op.nvtx_range = str(row[4], field(4));
         op.iteration = r.int_at_least(row[5], field(5), -1);
-        const json& inputs = r.array(row[6], field(6));
+        const Path inputs_path = field(6);
+        const json& inputs = r.array(row[6], inputs_path);
         op.inputs.reserve(inputs.size());
         for (std::size_t a = 0; a < inputs.size(); ++a) {
-            const std::string apath = Reader::at(field(6), a);
+            const Path apath = inputs_path[a];
             const json& in = r.array(inputs[a], apath, kInputColumns.size());
             TensorArg arg;
-            arg.dtype = str(in[0], apath + ".dtype");
-            const json& sizes = r.array(in[1], apath + ".sizes");
+            arg.dtype = str(in[0], apath / "dtype");
+            const Path sizes_path = apath / "sizes";
+            const json& sizes = r.array(in[1], sizes_path);
+            arg.sizes.reserve(sizes.size());
             for (std::size_t d = 0; d < sizes.size(); ++d) {
-                arg.sizes.push_back(r.i64(sizes[d], Reader::at(apath + ".sizes", d)));
-                if (arg.sizes.back() < 0) r.fail(Reader::at(apath + ".sizes", d), "must not be negative");
+                arg.sizes.push_back(r.i64(sizes[d], sizes_path[d]));
+                if (arg.sizes.back() < 0) r.fail(sizes_path[d], "must not be negative");
             }
-            const json& strides = r.array(in[2], apath + ".strides");
-            for (std::size_t d = 0; d < strides.size(); ++d)
-                arg.strides.push_back(r.i64(strides[d], Reader::at(apath + ".strides", d)));
+            const Path strides_path = apath / "strides";
+            const json& strides = r.array(in[2], strides_path);
+            for (std::size_t d = 0; d < strides.size(); ++d) arg.strides.push_back(r.i64(strides[d], strides_path[d]));
             if (!arg.strides.empty() && arg.strides.size() != arg.sizes.size())
-                r.fail(apath + ".strides", "has " + std::to_string(arg.strides.size()) + " entries for " +
-                                               std::to_string(arg.sizes.size()) + " sizes");
-            const json& values = r.array(in[3], apath + ".values");
-            for (std::size_t v = 0; v < values.size(); ++v)
-                arg.values.push_back(r.number(values[v], Reader::at(apath + ".values", v)));
+                r.fail(strides_path, "has " + std::to_string(arg.strides.size()) + " entries for " +
+                                         std::to_string(arg.sizes.size()) + " sizes");
+            const Path values_path = apath / "values";
+            const json& values = r.array(in[3], values_path);
+            for (std::size_t v = 0; v < values.size(); ++v) arg.values.push_back(r.number(values[v], values_path[v]));
             if (arg.dtype.empty() && !arg.sizes.empty())
-                r.fail(apath + ".dtype", "is empty for a tensor with sizes (a non-tensor argument has no sizes)");
+                r.fail(apath / "dtype", "is empty for a tensor with sizes (a non-tensor argument has no sizes)");
             op.inputs.push_back(std::move(arg));
         }
         p.ops.push_back(std::move(op));
     }
 
     // kernels
-    const json& kernels = r.array(r.member(root, "", "kernels"), "kernels");
+    const Path kernels_path = top / "kernels";
+    const json& kernels = r.array(r.member(root, top, "kernels"), kernels_path);
     p.kernels.reserve(kernels.size());
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        const std::string path = Reader::at("kernels", i);
-        const json& row = r.array(kernels[i], path, kKernelColumns.size());
-        const auto field = [&](std::size_t c) { return path + "." + std::string(kKernelColumns[c]); };
+        const Path row_path = kernels_path[i];
+        const json& row = r.array(kernels[i], row_path, kKernelColumns.size());
+        const auto field = [&](std::size_t c) { return column(row_path, kKernelColumns, c); };
         KernelRecord k;
         k.name = str(row[0], field(0));
         if (k.name.empty()) r.fail(field(0), "must not be empty");
@@ -533,12 +568,13 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
     }
 
     // memory
-    const json& memory = r.array(r.member(root, "", "memory"), "memory");
+    const Path memory_path = top / "memory";
+    const json& memory = r.array(r.member(root, top, "memory"), memory_path);
     p.memory.reserve(memory.size());
     for (std::size_t i = 0; i < memory.size(); ++i) {
-        const std::string path = Reader::at("memory", i);
-        const json& row = r.array(memory[i], path, kMemoryColumns.size());
-        const auto field = [&](std::size_t c) { return path + "." + std::string(kMemoryColumns[c]); };
+        const Path row_path = memory_path[i];
+        const json& row = r.array(memory[i], row_path, kMemoryColumns.size());
+        const auto field = [&](std::size_t c) { return column(row_path, kMemoryColumns, c); };
         MemoryRecord m;
         const std::string kind = r.string(row[0], field(0));
         const auto parsed = parse_memory_kind(kind);
@@ -557,60 +593,64 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
     }
 
     // iterations
-    const json& iterations = r.array(r.member(root, "", "iterations"), "iterations");
+    const Path iterations_path = top / "iterations";
+    const json& iterations = r.array(r.member(root, top, "iterations"), iterations_path);
     for (std::size_t i = 0; i < iterations.size(); ++i) {
-        const std::string path = Reader::at("iterations", i);
+        const Path path = iterations_path[i];
         const json& j = r.object(iterations[i], path);
         IterationRecord it;
-        it.index = r.int_at_least(r.member(j, path, "index"), path + ".index", 0);
-        it.wall_ms = r.non_negative(r.member(j, path, "wall_ms"), path + ".wall_ms");
-        if (const json* v = r.optional_member(j, "event_ms")) it.event_ms = r.non_negative(*v, path + ".event_ms");
-        if (const json* v = r.optional_member(j, "gpu_start_ns")) it.gpu_start_ns = r.u64(*v, path + ".gpu_start_ns");
-        if (const json* v = r.optional_member(j, "gpu_end_ns")) it.gpu_end_ns = r.u64(*v, path + ".gpu_end_ns");
+        it.index = r.int_at_least(r.member(j, path, "index"), path / "index", 0);
+        it.wall_ms = r.non_negative(r.member(j, path, "wall_ms"), path / "wall_ms");
+        if (const json* v = Reader::optional_member(j, "event_ms")) it.event_ms = r.non_negative(*v, path / "event_ms");
+        if (const json* v = Reader::optional_member(j, "gpu_start_ns")) it.gpu_start_ns = r.u64(*v, path / "gpu_start_ns");
+        if (const json* v = Reader::optional_member(j, "gpu_end_ns")) it.gpu_end_ns = r.u64(*v, path / "gpu_end_ns");
         if (it.gpu_end_ns < it.gpu_start_ns)
-            r.fail(path + ".gpu_end_ns", std::to_string(it.gpu_end_ns) + " is before gpu_start_ns " +
-                                             std::to_string(it.gpu_start_ns));
+            r.fail(path / "gpu_end_ns", std::to_string(it.gpu_end_ns) + " is before gpu_start_ns " +
+                                            std::to_string(it.gpu_start_ns));
         p.iterations.push_back(it);
     }
 
-    if (const json* j = r.optional_member(root, "overhead")) {
-        r.object(*j, "overhead");
+    if (const json* j = Reader::optional_member(root, "overhead")) {
+        const Path path = top / "overhead";
+        r.object(*j, path);
         Overhead o;
-        o.profiled_iteration_ms =
-            r.non_negative(r.member(*j, "overhead", "profiled_iteration_ms"), "overhead.profiled_iteration_ms");
+        o.profiled_iteration_ms = r.non_negative(r.member(*j, path, "profiled_iteration_ms"), path / "profiled_iteration_ms");
         o.unprofiled_iteration_ms =
-            r.non_negative(r.member(*j, "overhead", "unprofiled_iteration_ms"), "overhead.unprofiled_iteration_ms");
+            r.non_negative(r.member(*j, path, "unprofiled_iteration_ms"), path / "unprofiled_iteration_ms");
         p.overhead = o;
     }
-    if (const json* j = r.optional_member(root, "ceilings")) {
-        r.object(*j, "ceilings");
+    if (const json* j = Reader::optional_member(root, "ceilings")) {
+        const Path path = top / "ceilings";
+        r.object(*j, path);
         MeasuredCeilings c;
-        c.device_name = r.opt_string(*j, "ceilings", "device_name");
-        c.measured_utc = r.opt_string(*j, "ceilings", "measured_utc");
-        if (const json* copy = r.optional_member(*j, "copy_gb_s")) {
-            r.array(*copy, "ceilings.copy_gb_s");
+        c.device_name = r.opt_string(*j, path, "device_name");
+        c.measured_utc = r.opt_string(*j, path, "measured_utc");
+        if (const json* copy = Reader::optional_member(*j, "copy_gb_s")) {
+            const Path copy_path = path / "copy_gb_s";
+            r.array(*copy, copy_path);
             for (std::size_t i = 0; i < copy->size(); ++i) {
-                const std::string path = Reader::at("ceilings.copy_gb_s", i);
-                const json& pair = r.array((*copy)[i], path, 2);
-                const double gb_s = r.number(pair[1], path + "[1]");
-                if (gb_s <= 0) r.fail(path + "[1]", "GB/s must be positive");
-                c.copy_gb_s[r.u64(pair[0], path + "[0]")] = gb_s;
+                const Path pair_path = copy_path[i];
+                const json& pair = r.array((*copy)[i], pair_path, 2);
+                const double gb_s = r.number(pair[1], pair_path[1]);
+                if (gb_s <= 0) r.fail(pair_path[1], "GB/s must be positive");
+                c.copy_gb_s[r.u64(pair[0], pair_path[0])] = gb_s;
             }
         }
-        if (const json* gemm = r.optional_member(*j, "gemm_tflops")) {
-            r.object(*gemm, "ceilings.gemm_tflops");
+        if (const json* gemm = Reader::optional_member(*j, "gemm_tflops")) {
+            const Path gemm_path = path / "gemm_tflops";
+            r.object(*gemm, gemm_path);
             for (const auto& [key, value] : gemm->items()) {
-                const std::string path = "ceilings.gemm_tflops." + key;
+                const Path entry = gemm_path / key;
                 const auto dtype = parse_dtype(key);
-                if (!dtype) r.fail(path, "unknown dtype \"" + key + "\"");
-                const double tflops = r.number(value, path);
-                if (tflops <= 0) r.fail(path, "TFLOP/s must be positive");
+                if (!dtype) r.fail(entry, "unknown dtype \"" + key + "\"");
+                const double tflops = r.number(value, entry);
+                if (tflops <= 0) r.fail(entry, "TFLOP/s must be positive");
                 c.gemm_tflops[*dtype] = tflops;
             }
         }
         p.ceilings = c;
     }
-    if (const json* j = r.optional_member(root, "warnings")) p.warnings = r.strings(*j, "warnings");
+    if (const json* j = Reader::optional_member(root, "warnings")) p.warnings = r.strings(*j, top / "warnings");
     return p;
 }
 

@@ -11,13 +11,17 @@
 //   softmax    aten::softmax/_softmax x[..., C] over dim -1      -> {prod(x[:-1]), C}
 //   layernorm  aten::layer_norm/native_layer_norm x[...,H]       -> {prod(x[:-1]), H}  (normalized over H)
 //   rmsnorm    aten::rms_norm/_fused_rms_norm x[...,H]           -> {prod(x[:-1]), H}
-//   flash_attention  SDPA q[B,H,S,D] (k, v [B,Hkv,Skv,D])        -> {B, H, S, D, causal}; causal from the
-//                    is_causal argument (arg 5 of scaled_dot_product_attention, arg 3 of
-//                    _scaled_dot_product_flash_attention / _efficient_attention / _cudnn_attention;
-//                    0 when not recorded)
+//   flash_attention  q[B,H,S,D] of aten::scaled_dot_product_attention and its _scaled_dot_product_*
+//                    variants, q[B,S,H,D] of _flash_attention_forward / _efficient_attention_forward (the
+//                    backends' own layout) -> {B, H, S, D, causal}; causal from the recorded is_causal
+//                    argument (index 5 of scaled_dot_product_attention, 4 of the _flash_ variant, 6 of the
+//                    _efficient_ and _cudnn_ variants, 8 of _flash_attention_forward, 10 of
+//                    _cudnn_attention_forward; custom_mask_type != 0, index 9, of _efficient_attention_forward),
+//                    0 when not recorded
 //   cross_entropy    aten::cross_entropy_loss/nll_loss/log_softmax logits[N,C] or [B,S,C] -> {prod(x[:-1]), C}
-//   reduce     aten::sum/mean x[..., C] over dim -1 (or no dim)  -> {prod(x[:-1]), C}; over another single
-//              dim d: {prod(x)/x[d], x[d]} (the rows are the other elements)
+//   reduce     aten::sum/mean x[..., C] with dim list [-1]          -> {prod(x[:-1]), C}; over another single
+//              dim d: {prod(x)/x[d], x[d]} (the rows are the other elements); without a recorded dim list
+//              (a full reduction): {1, prod(x)}; several dims: no shape
 //   fused_mlp  a GEMM inside the autokernel::fused_mlp scope: x[...,a], weight[b,a] -> {rows, min(a,b),
 //              max(a,b)} (M, D, F: the SwiGLU hidden size F is the larger dim in every LLaMA MLP)
 //   rotary_embedding  an op inside autokernel::rotary_embedding with a 4-D first input [B,H,S,D] -> {B,H,S,D}

@@ -86,7 +86,11 @@ say "4. kernel names and the CLI"
 $py "$here/summarize.py" names "$out/kernel_names.tsv" "${profiles[@]}"
 if "$bin/autokernel" profile --help > "$out/cli-help.txt" 2>&1; then
   timeout 30 "$bin/autokernel" profile --show "$out/llama-160m-fp16-inference.json" > "$out/cli-show.txt" 2>&1
-  echo "autokernel profile --show: exit $?"; head -40 "$out/cli-show.txt"
+  echo "autokernel profile --show llama-160m-fp16-inference.json: exit $?"; head -40 "$out/cli-show.txt"
+  # The user's route end to end: the CLI runs autokernel-profiler beside itself.
+  timeout 40 "$bin/autokernel" profile --model gpt2 --batch 8 --seq 1024 --warmup 2 --iterations 5 --out "$out/cli-gpt2" \
+    > "$out/cli-gpt2.txt" 2>&1
+  echo "autokernel profile --model gpt2: exit $?"; head -30 "$out/cli-gpt2.txt"
 else
   echo "autokernel has no 'profile' command in this build: $(head -2 "$out/cli-help.txt")"
 fi

@@ -79,9 +79,11 @@ def names(out, files):
             r["count"] += 1
             r["ns"] += k["end"] - k["start"]
     with open(out, "w") as o:
-        o.write("kernel_name\top\top_stack\tmodule_example\tnvtx_example\tprofile\tcount\ttotal_us\n")
+        # The first two columns as in tests/fixtures/profile/kernel_names.tsv ("-": not attributed).
+        o.write("kernel_name\top_stack\top\tmodule_example\tnvtx_example\tprofile\tcount\ttotal_us\n")
         for (name, op, stack), r in rows.items():
-            o.write("\t".join([name, op, stack, r["module"], r["nvtx"], r["src"], str(r["count"]), "%.1f" % (r["ns"] / 1e3)]) + "\n")
+            o.write("\t".join([name, stack or "-", op or "-", r["module"], r["nvtx"], r["src"], str(r["count"]),
+                                "%.1f" % (r["ns"] / 1e3)]) + "\n")
     print("%d unique (kernel, op, stack) rows in %s" % (len(rows), out))
 
 

@@ -57,6 +57,9 @@ std::string torch_message(const std::exception& e) {
     return e.what();
 }
 
+// RecordFunction callbacks belong to start-up, before any op runs; registered disabled, they cost nothing.
+void install_recorder(bool torchscript_modules) { OpRecorder::install(torchscript_modules); }
+
 void require_torch_gpu() {
     require_gpu_driver();
     if (!at::hasCUDA() || c10::cuda::device_count() < 1)
@@ -65,8 +68,7 @@ void require_torch_gpu() {
 
 // Warm-up, unprofiled iterations (the overhead's baseline), then the measured iterations with CUPTI and
 // the op recorder on, each bracketed by CUDA events and the host clock.
-profile::Profile measure(const std::function<void()>& step, const ProfilerOptions& o, profile::Origin origin,
-                         bool torchscript_modules) {
+profile::Profile measure(const std::function<void()>& step, const ProfilerOptions& o, profile::Origin origin) {
     const auto sync = [] { c10::cuda::device_synchronize(); };
     for (int i = 0; i < o.warmup; ++i) {
         step();
@@ -80,7 +82,6 @@ profile::Profile measure(const std::function<void()>& step, const ProfilerOption
         unprofiled.push_back(ms_between(t0, Clock::now()));
     }
 
-    OpRecorder::install(torchscript_modules);
     CuptiActivity::start();
     OpRecorder::set_iteration(-1);
     OpRecorder::enable();
@@ -135,6 +136,7 @@ profile::Profile measure(const std::function<void()>& step, const ProfilerOption
 
 profile::Profile profile_builtin_model(const ProfilerOptions& o) {
     require_torch_gpu();
+    install_recorder(false);
     models::ModelOptions mo;
     mo.batch = o.batch;
     mo.seq = o.seq;
@@ -169,7 +171,7 @@ profile::Profile profile_builtin_model(const ProfilerOptions& o) {
     origin.seq = o.seq;
     origin.dtype = o.dtype;
     origin.mode = o.mode;
-    return measure(step, o, origin, false);
+    return measure(step, o, origin);
 }
 
 profile::Profile profile_torchscript(const ProfilerOptions& o) {
@@ -187,6 +189,7 @@ profile::Profile profile_torchscript(const ProfilerOptions& o) {
                                               "); save one with torch.jit.trace(model, inputs).save(path) or torch.jit.script");
     }
     require_torch_gpu();
+    install_recorder(true);
     const c10::Device cuda(c10::kCUDA, 0);
     module.eval();
     module.to(cuda);
@@ -223,7 +226,7 @@ profile::Profile profile_torchscript(const ProfilerOptions& o) {
     for (const auto& spec : o.inputs) origin.inputs.push_back(spec.text);
     origin.dtype = o.dtype_given ? o.dtype : "";
     origin.mode = "inference";
-    return measure(step, o, origin, true);
+    return measure(step, o, origin);
 }
 
 }  // namespace ak::profiler

@@ -11,30 +11,70 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <iostream>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace ak::profiler {
 
-namespace fs = std::filesystem;
+// No std::filesystem in this file: autokernel-profiler links the torch wheel's libtorch.so, which exports
+// its own copies of std::filesystem functions, and the dynamic linker binds ours to them (its remove_all
+// crashed the profiler on the H200). Plain POSIX calls instead.
+namespace {
+
+bool is_file(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string parent_of(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The names in a folder (no "." and ".."), sorted.
+std::vector<std::string> folder_entries(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string n = e->d_name;
+            if (n != "." && n != "..") names.push_back(n);
+        }
+        ::closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// Removes a flat folder of files (what the injection library writes).
+void remove_flat_folder(const std::string& dir) {
+    for (const auto& n : folder_entries(dir)) ::unlink((dir + "/" + n).c_str());
+    ::rmdir(dir.c_str());
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
 
 std::string find_injection_library() {
     std::vector<std::string> tried;
     if (const char* env = std::getenv("AK_INJECT_LIBRARY"); env && *env) {
-        if (fs::exists(env)) return env;
+        if (is_file(env)) return env;
         throw Error(ErrorKind::NotFound, std::string("AK_INJECT_LIBRARY=") + env + ": no such file");
     }
     char self[PATH_MAX] = {};
     const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
-        const fs::path beside = fs::path(std::string(self, size_t(n))).parent_path().parent_path() / "lib" / "libautokernel-inject.so";
-        if (fs::exists(beside)) return beside.string();
-        tried.push_back(beside.string());
+        const std::string beside = parent_of(parent_of(std::string(self, size_t(n)))) + "/lib/libautokernel-inject.so";
+        if (is_file(beside)) return beside;
+        tried.push_back(beside);
     }
 #ifdef AK_INJECT_LIBRARY_BUILD_PATH
-    if (fs::exists(AK_INJECT_LIBRARY_BUILD_PATH)) return AK_INJECT_LIBRARY_BUILD_PATH;
+    if (is_file(AK_INJECT_LIBRARY_BUILD_PATH)) return AK_INJECT_LIBRARY_BUILD_PATH;
     tried.push_back(AK_INJECT_LIBRARY_BUILD_PATH);
 #endif
     std::string list;
@@ -58,13 +98,10 @@ profile::Profile profile_command(const std::vector<std::string>& command, const 
     require_gpu_driver();
     char dir_template[] = "/tmp/ak-inject.XXXXXX";
     if (!::mkdtemp(dir_template)) throw Error(ErrorKind::Io, std::string("cannot create a temporary folder: ") + std::strerror(errno));
-    const fs::path dir = dir_template;
+    const std::string dir = dir_template;
     struct Cleanup {
-        fs::path d;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(d, ec);
-        }
+        std::string d;
+        ~Cleanup() { remove_flat_folder(d); }
     } cleanup{dir};
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -92,13 +129,12 @@ profile::Profile profile_command(const std::vector<std::string>& command, const 
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
         throw Error(ErrorKind::Usage, "the command failed: '" + shown + "' exited with status " + std::to_string(WEXITSTATUS(status)));
 
-    std::vector<fs::path> files;
+    std::vector<std::string> files;
     bool started = false;
-    for (const auto& e : fs::directory_iterator(dir)) {
-        if (e.path().extension() == ".json") files.push_back(e.path());
-        started = started || e.path().filename().string().rfind("started-", 0) == 0;
+    for (const auto& n : folder_entries(dir)) {
+        if (ends_with(n, ".json")) files.push_back(dir + "/" + n);
+        started = started || n.rfind("started-", 0) == 0;
     }
-    std::sort(files.begin(), files.end());
     if (files.empty() && started)
         throw Error(ErrorKind::Usage, "the command '" + shown + "' initialised CUDA but ended without running its exit handlers "
                                           "(os._exit, abort or a signal), so no profile was written");

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace ak::profiler {
 
@@ -24,12 +26,19 @@ ActivityData g_data;
 std::atomic<bool> g_running{false};
 bool g_callbacks_registered = false;
 
-const CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-    // External correlation records are emitted for API records: the launches must be recorded too.
-    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-};
+// External correlation records are emitted for API records, so the launching API calls are recorded too:
+// the runtime's and the driver's (cuBLASLt launches through the driver). $AK_PROFILER_API_RECORDS=runtime,
+// driver or none narrows that (an overhead experiment; attribution may suffer).
+std::vector<CUpti_ActivityKind> activity_kinds() {
+    std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    const char* env = std::getenv("AK_PROFILER_API_RECORDS");
+    const std::string api = env && *env ? env : "both";
+    if (api == "both" || api == "runtime") kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+    if (api == "both" || api == "driver") kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+    return kinds;
+}
+const std::vector<CUpti_ActivityKind> kKinds = activity_kinds();
 
 CUpti_ExternalCorrelationKind cupti_kind(ExternalKind k) {
     return k == ExternalKind::Op ? CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 : CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;

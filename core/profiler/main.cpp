@@ -40,10 +40,16 @@ int main(int argc, char** argv) {
         }
         std::cerr << "autokernel-profiler: " << p.origin.cuda_version << ", GPU " << p.origin.gpu_name << "\n";
         write_profile_json(p, options.out);
-        double kernel_ms = 0;
-        for (const auto& k : p.kernels) kernel_ms += double(k.end_ns - k.start_ns) / 1e6;
-        std::fprintf(stderr, "autokernel-profiler: %zu kernels (%.3f ms of GPU time) in %zu iteration(s), %.1f %% attributed to ops; wrote %s\n",
-                     p.kernels.size(), kernel_ms, p.iterations.size(), 100.0 * attributed_fraction(p), options.out.c_str());
+        double kernel_ms = 0, in_range_ms = 0;
+        for (const auto& k : p.kernels) {
+            kernel_ms += double(k.end_ns - k.start_ns) / 1e6;
+            if (!k.nvtx_range.empty()) in_range_ms += double(k.end_ns - k.start_ns) / 1e6;
+        }
+        const bool command = options.route == Route::Command;
+        std::fprintf(stderr, "autokernel-profiler: %zu kernels (%.3f ms of GPU time) in %zu iteration(s), %.1f %% %s; wrote %s\n",
+                     p.kernels.size(), kernel_ms, p.iterations.size(),
+                     command ? (kernel_ms > 0 ? 100.0 * in_range_ms / kernel_ms : 0.0) : 100.0 * attributed_fraction(p),
+                     command ? "inside NVTX ranges" : "attributed to ops", options.out.c_str());
         for (const auto& w : p.warnings) std::cerr << "autokernel-profiler: warning: " << w << "\n";
         return 0;
     } catch (const Error& e) {

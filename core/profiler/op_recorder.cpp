@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/runtime/interpreter.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,7 @@ std::atomic<bool> g_torchscript_modules{false};
 std::mutex g_mutex;
 std::vector<profile::OpCall> g_ops;
 bool g_installed = false;
+bool g_record_inputs = true;
 at::CallbackHandle g_handle = 0;
 
 // What a forward op hands on to the backward ops of its autograd node.
@@ -177,7 +179,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     for (const auto& f : t_frames)
         if (f.kind == Frame::Op) op.stack.push_back(f.name);
     op.stack.push_back(op.name);
-    if (!backward) add_inputs(fn, op.inputs);
+    if (!backward && g_record_inputs) add_inputs(fn, op.inputs);
     if (!backward && fn.seqNr() >= 0) {
         std::lock_guard lock(g_forward_mutex);
         g_forward[{fn.threadId(), fn.seqNr()}] = ForwardContext{op.module_path, patterns_now()};
@@ -208,7 +210,10 @@ void on_end(const at::RecordFunction&, at::ObserverContext* raw) {
 void OpRecorder::install(bool torchscript_modules) {
     g_torchscript_modules = torchscript_modules;
     if (g_installed) return;
-    g_handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).needsInputs(true).needsIds(true));
+    // $AK_PROFILER_RECORD_INPUTS=0 records no input shapes (an overhead experiment: the ranking needs them).
+    const char* inputs_env = std::getenv("AK_PROFILER_RECORD_INPUTS");
+    g_record_inputs = !(inputs_env && std::string(inputs_env) == "0");
+    g_handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).needsInputs(g_record_inputs).needsIds(true));
     at::disableCallback(g_handle);
     g_installed = true;
 }

@@ -6,23 +6,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 
-#include <fstream>
-#include <regex>
-
 namespace ak::profiler {
-
-namespace {
-
-std::string kernel_module_version() {
-    std::ifstream in("/proc/driver/nvidia/version");
-    std::string line;
-    if (!in || !std::getline(in, line)) return {};
-    static const std::regex version(R"(Kernel Module\s+(\d+\.\d+(\.\d+)?))");
-    std::smatch m;
-    return std::regex_search(line, m, version) ? m[1].str() : std::string();
-}
-
-}  // namespace
 
 void require_gpu_driver() {
     const auto& cu = cuda_driver();
@@ -39,9 +23,7 @@ void fill_machine_facts(profile::Origin& origin) {
             origin.gpu_name = query_device(0).name;
         } catch (const std::exception&) {
         }
-        const std::string module = kernel_module_version();
-        origin.driver_version = module.empty() ? "" : module + " ";
-        origin.driver_version += "(CUDA " + cuda_version_text(cu.status().driver_version) + ")";
+        origin.driver_version = nvidia_driver_version() + " (CUDA " + cuda_version_text(cu.status().driver_version) + ")";
     }
     origin.cuda_version = CuptiActivity::version_text();
 #if defined(AK_VERSION) && defined(AK_GIT_DESCRIBE)

@@ -17,7 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
+#include <sys/stat.h>
 #include <functional>
 #include <iostream>
 
@@ -175,10 +175,10 @@ profile::Profile profile_builtin_model(const ProfilerOptions& o) {
 }
 
 profile::Profile profile_torchscript(const ProfilerOptions& o) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::exists(o.torchscript, ec)) throw Error(ErrorKind::NotFound, o.torchscript + ": no such file");
-    if (!fs::is_regular_file(o.torchscript, ec)) throw Error(ErrorKind::BadFormat, o.torchscript + " is not a regular file");
+    // stat, not std::filesystem: libtorch.so exports its own std::filesystem functions (command_route.cpp).
+    struct stat st {};
+    if (::stat(o.torchscript.c_str(), &st) != 0) throw Error(ErrorKind::NotFound, o.torchscript + ": no such file");
+    if (!S_ISREG(st.st_mode)) throw Error(ErrorKind::BadFormat, o.torchscript + " is not a regular file");
     torch::jit::Module module;
     try {
         module = torch::jit::load(o.torchscript, c10::Device(c10::kCPU));

@@ -5,7 +5,8 @@
 #      attribution and overhead, and the top kernels of each;
 #   2. a small GPT-like model exported with torch.jit.trace, profiled by our TorchScript route and by
 #      torch.profiler (kernel totals per iteration side by side; one CUPTI client at a time, so two runs);
-#   3. the injection route on a Python training script (train_small.py) with NVTX ranges;
+#   3. the injection route on a Python training script (train_small.py) with NVTX ranges; then an overhead
+#      experiment (AK_PROFILER_API_RECORDS=runtime|driver|none, AK_PROFILER_RECORD_INPUTS=0 on llama-160m);
 #   4. $OUT/profiler/kernel_names.tsv: every unique (kernel name, op, op stack) of these profiles, for the
 #      classification fixture; `autokernel profile` on one profile when the CLI has the command;
 #   5. with the time left, the profiler's GPU tests (test_profiler_gpu: built-in models with >= 95 %
@@ -23,6 +24,10 @@ here=$root/scripts/gpu-jobs/profiler
 work=$(mktemp -d /tmp/profiler-job.XXXXXX)
 t0=$(date +%s)
 say() { echo "=== $* (t+$(($(date +%s) - t0))s)"; }
+# The time budget follows this file's cap line (which h200-batch.sh enforces), so a shortened cap still
+# ends with the summary: every step gets at most the time left minus a reserve for the summary.
+cap=$(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+' | head -1); cap=${cap:-240}
+left() { echo $(( cap - 14 - ($(date +%s) - t0) )); }
 [[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
 [[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 py=$(command -v python3)
@@ -39,6 +44,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 # Runs the profiler with a time limit; keeps stderr in $out/NAME.log; prints the outcome line.
 profile() {  # profile NAME SECONDS ARGS...
   local name=$1 secs=$2; shift 2
+  local l; l=$(left); (( secs > l )) && secs=$l
+  if (( secs < 8 )); then echo "$name: skipped (no time left within the cap)"; return 1; fi
   timeout -k 5 "$secs" "$prof" --out "$out/$name.json" "$@" > "$out/$name.stdout" 2> "$out/$name.log"
   local rc=$?
   echo "$name: exit $rc: $(tail -1 "$out/$name.log" | cut -c1-220)"
@@ -62,17 +69,17 @@ for f in "${profiles[@]}"; do echo "--- top kernels of $(basename "$f")"; $py "$
 head -c 9000 "$out/top-kernels.txt"
 
 say "2. TorchScript: ours vs torch.profiler on the same traced model"
-if timeout 60 $py "$here/gpt_like.py" export "$work/gpt_like.pt" > "$out/gpt_like-export.log" 2>&1; then
+if (( $(left) > 40 )) && timeout 30 $py "$here/gpt_like.py" export "$work/gpt_like.pt" > "$out/gpt_like-export.log" 2>&1; then
   cat "$out/gpt_like-export.log" | tail -2
   profile torchscript-gpt-like 40 --torchscript "$work/gpt_like.pt" --input 8x512:int64:0-50257 --warmup 3 --iterations 10 &&
     profiles+=("$out/torchscript-gpt-like.json")
-  timeout 60 $py "$here/gpt_like.py" torch-profile "$work/gpt_like.pt" 3 10 "$out/torch-profiler-trace.json" > "$out/torch-profiler.log" 2>&1 ||
+  timeout $(( $(left) > 40 ? 30 : 8 )) $py "$here/gpt_like.py" torch-profile "$work/gpt_like.pt" 3 10 "$out/torch-profiler-trace.json" > "$out/torch-profiler.log" 2>&1 ||
     { echo "torch.profiler run failed:"; tail -20 "$out/torch-profiler.log"; }
   tail -1 "$out/torch-profiler.log"
   $py "$here/summarize.py" table "$out/torchscript-gpt-like.json" 2>&1 | tail -2
   rm -f "$out/torch-profiler-trace.json"
 else
-  echo "export failed:"; tail -20 "$out/gpt_like-export.log"
+  echo "export skipped (no time left) or failed:"; tail -20 "$out/gpt_like-export.log" 2>/dev/null
 fi
 
 say "3. injection route: python train_small.py"
@@ -82,13 +89,23 @@ profile inject-train-small 60 -- $py "$here/train_small.py" && {
   $py "$here/summarize.py" top "$out/inject-train-small.json" 12
 }
 
+say "3b. overhead experiment: llama-160m fp16 inference with fewer CUPTI API records / no input shapes"
+exp=()
+for v in runtime driver none; do
+  AK_PROFILER_API_RECORDS=$v profile "overhead-api-$v" 20 --model llama-160m --batch 8 --seq 1024 --warmup 3 --iterations 10 &&
+    exp+=("$out/overhead-api-$v.json")
+done
+AK_PROFILER_RECORD_INPUTS=0 profile overhead-no-inputs 20 --model llama-160m --batch 8 --seq 1024 --warmup 3 --iterations 10 &&
+  exp+=("$out/overhead-no-inputs.json")
+(( ${#exp[@]} )) && $py "$here/summarize.py" table "$out/llama-160m-fp16-inference.json" "${exp[@]}"
+
 say "4. kernel names and the CLI"
 $py "$here/summarize.py" names "$out/kernel_names.tsv" "${profiles[@]}"
 if "$bin/autokernel" profile --help > "$out/cli-help.txt" 2>&1; then
-  timeout 30 "$bin/autokernel" profile --show "$out/llama-160m-fp16-inference.json" > "$out/cli-show.txt" 2>&1
+  timeout 15 "$bin/autokernel" profile --show "$out/llama-160m-fp16-inference.json" > "$out/cli-show.txt" 2>&1
   echo "autokernel profile --show llama-160m-fp16-inference.json: exit $?"; head -40 "$out/cli-show.txt"
   # The user's route end to end: the CLI runs autokernel-profiler beside itself.
-  timeout 40 "$bin/autokernel" profile --model gpt2 --batch 8 --seq 1024 --warmup 2 --iterations 5 --out "$out/cli-gpt2" \
+  (( $(left) > 60 )) && timeout 30 "$bin/autokernel" profile --model gpt2 --batch 8 --seq 1024 --warmup 2 --iterations 5 --out "$out/cli-gpt2" \
     > "$out/cli-gpt2.txt" 2>&1
   echo "autokernel profile --model gpt2: exit $?"; head -30 "$out/cli-gpt2.txt"
 else
@@ -97,12 +114,12 @@ fi
 rm -rf "$work"
 
 say "5. GPU tests (with the time left)"
-left=$(( 222 - ($(date +%s) - t0) ))
-if (( left < 20 )); then
-  echo "no time left for test_profiler_gpu (${left}s)" | tee "$out/gpu-tests.log"
+tl=$(left)
+if (( tl < 20 )); then
+  echo "no time left for test_profiler_gpu (${tl}s)" | tee "$out/gpu-tests.log"
 else
-  echo "test time limit ${left}s"
-  timeout -k 5 "$left" "$bin/test_profiler_gpu" > "$out/gpu-tests.log" 2>&1
+  echo "test time limit ${tl}s"
+  timeout -k 5 "$tl" "$bin/test_profiler_gpu" > "$out/gpu-tests.log" 2>&1
   rc=$?; echo "test_profiler_gpu exit $rc"; (( rc == 124 || rc == 137 )) && { echo "--- timed out; last lines:"; tail -15 "$out/gpu-tests.log"; }
   grep -E "^\[       OK \]|^\[  FAILED  \] .* ms\)$|^\[  SKIPPED \] .* ms\)$|^\[profile\]|^\[events\]|^\[python\]|^\[torchscript\]" "$out/gpu-tests.log" | head -60
   if grep -q "^\[  FAILED" "$out/gpu-tests.log"; then
@@ -111,7 +128,7 @@ else
 fi
 
 say "summary"
-$py "$here/summarize.py" table "${profiles[@]}" 2>&1 | head -16
+$py "$here/summarize.py" table "${profiles[@]}" ${exp[@]+"${exp[@]}"} 2>&1 | head -18
 echo "torch.profiler on the same TorchScript: $(tail -1 "$out/torch-profiler.log" 2>/dev/null)"
 echo "kernel_names.tsv: $(( $(wc -l < "$out/kernel_names.tsv" 2>/dev/null || echo 1) - 1 )) rows"
 echo "gpu tests: $(grep -c '^\[       OK \]' "$out/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log") failed, $(grep -cE '^\[  SKIPPED \] .* ms\)$' "$out/gpu-tests.log") skipped"

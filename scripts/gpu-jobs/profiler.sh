@@ -104,6 +104,8 @@ $py "$here/summarize.py" names "$out/kernel_names.tsv" "${profiles[@]}"
 if "$bin/autokernel" profile --help > "$out/cli-help.txt" 2>&1; then
   timeout 15 "$bin/autokernel" profile --show "$out/llama-160m-fp16-inference.json" > "$out/cli-show.txt" 2>&1
   echo "autokernel profile --show llama-160m-fp16-inference.json: exit $?"; head -40 "$out/cli-show.txt"
+  # Every profile's report, for bench/2026-12-02-h200-profile.md (no GPU needed).
+  for f in "${profiles[@]}"; do timeout 15 "$bin/autokernel" profile --show "$f" --top 10 > "$out/show-$(basename "$f" .json).txt" 2>&1; done
   # The user's route end to end: the CLI runs autokernel-profiler beside itself.
   (( $(left) > 60 )) && timeout 30 "$bin/autokernel" profile --model gpt2 --batch 8 --seq 1024 --warmup 2 --iterations 5 --out "$out/cli-gpt2" \
     > "$out/cli-gpt2.txt" 2>&1

@@ -2,10 +2,14 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "engine/kernel_contract.h"
+#include "analysis/amdahl.h"
 #include "engine/kernel_type.h"
 #include "gpu/cuda_driver.h"
 #include "gpu/device_query.h"
 #include "gpu/nvrtc_compiler.h"
+#include "profile/breakdown.h"
+#include "profile/profile_json.h"
+#include "profile/session_from_profile.h"
 #include "session/session.h"
 #include "util/durable_file.h"
 #include "util/error.h"
@@ -22,6 +26,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: autokernel new SESSION --kernel TYPE[=FILE] [--kernel ...] [--shapes KERNEL:SHAPES]
                       [--fraction KERNEL=F]
+       autokernel new SESSION --from-profile PROFILE.json [--top N] [--min-share F] [--types T1,T2]
 
 Creates the session folder SESSION (a git repository) with one kernel per --kernel, each recorded as a
 baseline experiment that is not yet evaluated (`autokernel run` measures it first).
@@ -36,6 +41,16 @@ baseline experiment that is not yet evaluated (`autokernel run` measures it firs
                         rmsnorm:4096x4096,4096x8192 (default: the type's large and larger sizes)
   --fraction KERNEL=F   KERNEL's share of the model's GPU time, 0 < F <= 1 (from a profile), used to
                         decide which kernel to work on first; unknown shares count equally
+
+  --from-profile PROFILE.json
+                        the kernels of a profile (`autokernel profile`): one per kernel type with time
+                        in it, or one per shape family where a type's shapes differ a lot (QKV vs MLP
+                        GEMMs), each from its starter, timed at the model's most time-weighted shapes
+                        (up to 3), with its share of the profiled GPU time; the profile's origin is
+                        recorded in session.json
+  --top N               at most N kernels, by share
+  --min-share F         leave out kernels below F of the GPU time (default 0.01)
+  --types T1,T2         only these kernel types
 )";
 
 struct Requested {
@@ -69,16 +84,100 @@ void fill_versions(SessionInfo& info) {
 #endif
 }
 
+std::string read_starter(KernelType type) {
+    const fs::path path = starters_dir() / (std::string(to_string(type)) + ".cu");
+    if (!fs::exists(path))
+        throw Error(ErrorKind::NotFound, "no starter kernel for " + std::string(to_string(type)) + ": " + path.string() +
+                                             " does not exist (set AK_KERNELS_DIR to the kernels/ folder)");
+    return read_file(path);
+}
+
+// autokernel new SESSION --from-profile PROFILE.json [--top N] [--min-share F] [--types ...]
+int new_from_profile(const Arguments& a, const fs::path& dir, const std::string& profile_file) {
+    for (const char* o : {"--kernel", "--shapes", "--fraction"})
+        if (!a.values(o).empty())
+            a.fail(std::string(o) + " does not go with --from-profile (the profile gives the kernels, shapes and shares)");
+    profile::FromProfileOptions options;
+    if (const auto top = a.value("--top")) {
+        const auto n = parse_int(*top);
+        if (!n || *n < 1) a.fail("--top " + *top + ": expected a whole number >= 1");
+        options.top = static_cast<std::size_t>(*n);
+    }
+    if (const auto share = a.value("--min-share")) {
+        const auto f = parse_double(*share);
+        if (!f || *f < 0 || *f > 1) a.fail("--min-share " + *share + ": a share of GPU time, 0 <= F <= 1 (0.05 is 5%)");
+        options.min_share = *f;
+    }
+    if (const auto types = a.value("--types")) {
+        for (const auto part : split(*types, ',')) {
+            const auto type = parse_kernel_type(trim(part));
+            if (!type) a.fail("--types " + *types + ": unknown kernel type '" + std::string(trim(part)) + "'");
+            options.types.push_back(*type);
+        }
+    }
+    const profile::Profile p = profile::read_profile_json(profile_file);
+    const profile::Breakdown b = profile::compute_breakdown(p);
+    const std::vector<profile::ProfileKernel> chosen = profile::choose_kernels(b, options);
+    if (chosen.empty())
+        throw Error(ErrorKind::Usage, profile_file + ": no kernel type passes the selection (--min-share " +
+                                          format_double(options.min_share) +
+                                          (options.types.empty() ? std::string() : ", --types") +
+                                          "): nothing to optimize");
+
+    SessionInfo info;
+    fill_versions(info);
+    info.profile = profile::profile_origin(p, b, profile_file);
+    std::vector<std::pair<KernelEntry, std::string>> sources;
+    std::vector<Experiment> baselines;
+    for (const profile::ProfileKernel& k : chosen) {
+        const std::string source = read_starter(k.type);
+        const KernelContract contract = parse_contract(source);
+        if (!contract.ok())
+            throw Error(ErrorKind::Usage, "the @autokernel contract of the " + std::string(to_string(k.type)) +
+                                              " starter has errors:\n" + contract.error_text(std::string(to_string(k.type))));
+        sources.emplace_back(k.entry(), source);
+        Experiment m;
+        m.description = "starter (not yet evaluated)";
+        m.agent = "new";
+        m.detail = "from the " + std::string(to_string(k.type)) + " starter, shapes and share from " + profile_file;
+        baselines.push_back(m);
+    }
+    const Session session = Session::create(dir, info, sources, baselines);
+    std::cout << "created session " << session.dir().string() << " from " << profile_file << " ("
+              << info.profile->model << ", " << info.profile->options << ", recorded on "
+              << (info.profile->gpu.empty() ? "an unknown GPU" : info.profile->gpu) << ")\n";
+    std::vector<double> fractions;
+    double total = 0;
+    for (const profile::ProfileKernel& k : chosen) {
+        const KernelEntry e = k.entry();
+        std::cout << "  " << e.name << "  " << format_fixed(k.share * 100, 1) << "% of GPU time, shapes "
+                  << (e.shapes.empty() ? "(the type's defaults: the profile gave none)" : e.shapes) << "\n";
+        fractions.push_back(k.share);
+        total += k.share;
+    }
+    const double limit = amdahl_limit(fractions);
+    std::cout << "together " << format_fixed(std::min(1.0, total) * 100, 1) << "% of the profiled GPU time; "
+              << (limit > 1e12 ? std::string("no limit if they took no time")
+                               : "the limit if they took no time: " + format_fixed(limit, 2) + "x end to end")
+              << "\n";
+    std::cout << "next: autokernel run " << dir.string() << "\n";
+    return kExitOk;
+}
+
 }  // namespace
 
 int run_new(std::span<const std::string> args) {
-    const Arguments a(args, {"--kernel", "--shapes", "--fraction"}, {}, kUsage);
+    const Arguments a(args, {"--kernel", "--shapes", "--fraction", "--from-profile", "--top", "--min-share", "--types"}, {},
+                      kUsage);
     if (a.help()) {
         std::cout << kUsage;
         return kExitOk;
     }
     a.expect_positional(1, 1, "the new session folder SESSION");
     const fs::path dir = a.positional()[0];
+    if (const auto profile_file = a.value("--from-profile")) return new_from_profile(a, dir, *profile_file);
+    for (const char* o : {"--top", "--min-share", "--types"})
+        if (a.value(o)) a.fail(std::string(o) + " is for --from-profile");
     const std::vector<std::string> kernel_args = a.values("--kernel");
     if (kernel_args.empty()) a.fail("give at least one --kernel TYPE[=FILE]");
 

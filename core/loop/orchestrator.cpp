@@ -128,6 +128,27 @@ std::string orchestrator_report(const std::vector<KernelStatus>& statuses) {
                         : " (limit " + format_fixed(limit, 2) + "x if they took no time)";
     if (!known) out += "; fractions unknown, every kernel assumed an equal share of model time";
     out += "\n";
+    // The model's own projection: a profile's shares and each best's speedup over PyTorch (what the
+    // profiled model ran) at the kernel's timing shapes; a kernel slower than PyTorch is not substituted.
+    std::vector<double> model_fractions, model_speedups;
+    bool any_measured = false;
+    for (const KernelStatus& s : statuses) {
+        if (s.kernel.model_fraction <= 0) continue;
+        model_fractions.push_back(s.kernel.model_fraction);
+        double speedup = 1.0;
+        if (s.best && s.best->speedup_vs_pytorch && *s.best->speedup_vs_pytorch > 0) {
+            speedup = std::max(1.0, *s.best->speedup_vs_pytorch);
+            any_measured = true;
+        }
+        model_speedups.push_back(speedup);
+    }
+    double model_total = 0;
+    for (double f : model_fractions) model_total += f;
+    if (any_measured && model_total <= 1.0 + 1e-9)
+        out += "projected end-to-end speedup of the profiled model: " +
+               format_fixed(amdahl_speedup(model_fractions, model_speedups), 3) +
+               "x (Amdahl over the profile's shares and each best's speedup over PyTorch; kernels slower than "
+               "PyTorch count as 1x, not substituted)\n";
     return out;
 }
 

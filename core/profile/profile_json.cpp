@@ -1,5 +1,7 @@
 #include "profile/profile_json.h"
 
+#include "profile/json_value.h"
+
 #include "util/durable_file.h"
 #include "util/error.h"
 
@@ -264,6 +266,8 @@ std::string to_json(const Profile& p) {
 
 // ---------------------------------------------------------------- reading
 
+using JValue = fastjson::Value;
+
 
 namespace {
 
@@ -298,62 +302,62 @@ public:
     }
     [[noreturn]] void fail(const Path& path, const std::string& problem) const { fail(path.str(), problem); }
 
-    static std::string kind(const json& j) {
+    static std::string kind(const JValue& j) {
         if (j.is_number_unsigned() || j.is_number_integer()) return "an integer";
         if (j.is_number_float()) return "a number with a fraction";
         return std::string("a JSON ") + j.type_name();
     }
 
-    const json& member(const json& object, const Path& path, const char* key) const {
-        const auto it = object.find(key);
-        if (it == object.end()) fail(path / key, "missing (required)");
+    JValue member(const JValue& object, const Path& path, const char* key) const {
+        auto it = object.find(key);
+        if (!it) fail(path / key, "missing (required)");
         return *it;
     }
-    static const json* optional_member(const json& object, const char* key) {
-        const auto it = object.find(key);
-        if (it == object.end() || it->is_null()) return nullptr;
-        return &*it;
+    static std::optional<JValue> optional_member(const JValue& object, const char* key) {
+        auto it = object.find(key);
+        if (!it || it->is_null()) return std::nullopt;
+        return it;
     }
-    const json& object(const json& j, const Path& path) const {
+    JValue object(const JValue& j, const Path& path) const {
         if (!j.is_object()) fail(path, "must be an object, found " + kind(j));
         return j;
     }
-    const json& array(const json& j, const Path& path) const {
+    JValue array(const JValue& j, const Path& path) const {
         if (!j.is_array()) fail(path, "must be an array, found " + kind(j));
         return j;
     }
-    const json& array(const json& j, const Path& path, std::size_t size) const {
+    JValue array(const JValue& j, const Path& path, std::size_t size) const {
         array(j, path);
         if (j.size() != size)
             fail(path, "must have " + std::to_string(size) + " elements, found " + std::to_string(j.size()));
         return j;
     }
-    std::string string(const json& j, const Path& path) const {
+    std::string string(const JValue& j, const Path& path) const {
         if (!j.is_string()) fail(path, "must be a string, found " + kind(j));
         return j.get<std::string>();
     }
-    double number(const json& j, const Path& path) const {
+    double number(const JValue& j, const Path& path) const {
         if (!j.is_number()) fail(path, "must be a number, found " + kind(j));
         const double v = j.get<double>();
         if (!std::isfinite(v)) fail(path, "must be finite");
         return v;
     }
-    double non_negative(const json& j, const Path& path) const {
+    double non_negative(const JValue& j, const Path& path) const {
         const double v = number(j, path);
         if (v < 0) fail(path, "must not be negative, found " + j.dump());
         return v;
     }
-    std::uint64_t u64(const json& j, const Path& path) const {
+    std::uint64_t u64(const JValue& j, const Path& path) const {
         if (j.is_number_unsigned()) return j.get<std::uint64_t>();
         if (j.is_number_integer()) fail(path, "must not be negative, found " + j.dump());
         fail(path, "must be a whole number, found " + kind(j));
     }
-    std::uint32_t u32(const json& j, const Path& path) const {
+    std::uint32_t u32(const JValue& j, const Path& path) const {
         const std::uint64_t v = u64(j, path);
         if (v > std::numeric_limits<std::uint32_t>::max()) fail(path, "is out of range (" + j.dump() + ")");
         return static_cast<std::uint32_t>(v);
     }
-    int int_at_least(const json& j, const Path& path, int minimum) const {
+    int int_at_least(const JValue& j, const Path& path, int minimum) const {
         if (!j.is_number_integer()) fail(path, "must be a whole number, found " + kind(j));
         if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<int>::max()))
             fail(path, "is out of range (" + j.dump() + ")");
@@ -362,13 +366,13 @@ public:
         if (v > std::numeric_limits<int>::max()) fail(path, "is out of range (" + j.dump() + ")");
         return static_cast<int>(v);
     }
-    std::int64_t i64(const json& j, const Path& path) const {
+    std::int64_t i64(const JValue& j, const Path& path) const {
         if (!j.is_number_integer()) fail(path, "must be a whole number, found " + kind(j));
         if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
             fail(path, "is out of range (" + j.dump() + ")");
         return j.get<std::int64_t>();
     }
-    std::vector<std::string> strings(const json& j, const Path& path) const {
+    std::vector<std::string> strings(const JValue& j, const Path& path) const {
         array(j, path);
         std::vector<std::string> out;
         out.reserve(j.size());
@@ -376,12 +380,12 @@ public:
         return out;
     }
     // Optional string member, "" when absent.
-    std::string opt_string(const json& object, const Path& path, const char* key) const {
-        const json* j = optional_member(object, key);
+    std::string opt_string(const JValue& object, const Path& path, const char* key) const {
+        const auto j = optional_member(object, key);
         return j ? string(*j, path / key) : std::string();
     }
-    int opt_int(const json& object, const Path& path, const char* key, int minimum) const {
-        const json* j = optional_member(object, key);
+    int opt_int(const JValue& object, const Path& path, const char* key, int minimum) const {
+        const auto j = optional_member(object, key);
         return j ? int_at_least(*j, path / key, minimum) : 0;
     }
 
@@ -389,8 +393,8 @@ private:
     std::string_view source_;
 };
 
-void check_columns(const Reader& r, const json& root, const char* key, auto const& expected) {
-    const json* j = Reader::optional_member(root, key);
+void check_columns(const Reader& r, const JValue& root, const char* key, auto const& expected) {
+    const std::optional<JValue> j = Reader::optional_member(root, key);
     if (!j) return;  // the columns are self-description; the layout is fixed by format_version
     const Path path{nullptr, key};
     r.array(*j, path);
@@ -404,7 +408,7 @@ void check_columns(const Reader& r, const json& root, const char* key, auto cons
     }
 }
 
-Origin read_origin(const Reader& r, const json& j) {
+Origin read_origin(const Reader& r, const JValue& j) {
     const Path path{nullptr, "origin"};
     r.object(j, path);
     Origin o;
@@ -413,8 +417,8 @@ Origin read_origin(const Reader& r, const json& j) {
     if (!parsed) r.fail(path / "kind", "must be \"builtin\", \"torchscript\" or \"command\", found \"" + kind + "\"");
     o.kind = *parsed;
     o.model = r.opt_string(j, path, "model");
-    if (const json* v = Reader::optional_member(j, "inputs")) o.inputs = r.strings(*v, path / "inputs");
-    if (const json* v = Reader::optional_member(j, "command")) o.command = r.strings(*v, path / "command");
+    if (const std::optional<JValue> v = Reader::optional_member(j, "inputs")) o.inputs = r.strings(*v, path / "inputs");
+    if (const std::optional<JValue> v = Reader::optional_member(j, "command")) o.command = r.strings(*v, path / "command");
     o.batch = r.opt_int(j, path, "batch", 0);
     o.seq = r.opt_int(j, path, "seq", 0);
     o.dtype = r.opt_string(j, path, "dtype");
@@ -430,7 +434,7 @@ Origin read_origin(const Reader& r, const json& j) {
     return o;
 }
 
-std::optional<std::uint64_t> read_op_ref(const Reader& r, const json& j, const Path& path,
+std::optional<std::uint64_t> read_op_ref(const Reader& r, const JValue& j, const Path& path,
                                          const std::unordered_set<std::uint64_t>& op_ids) {
     if (j.is_null()) return std::nullopt;
     const std::uint64_t id = r.u64(j, path);
@@ -447,17 +451,18 @@ Path column(const Path& row, const std::array<std::string_view, N>& columns, std
 
 Profile profile_from_json(std::string_view text, std::string_view source_name) {
     const Reader r(source_name);
-    json root;
-    try {
-        root = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        r.fail(std::string(), std::string("not valid JSON (") + e.what() + ")");
-    }
+    const JValue root = [&] {
+        try {
+            return fastjson::parse(text);
+        } catch (const fastjson::ParseError& e) {
+            r.fail(std::string(), "not valid JSON (" + e.message() + ")");
+        }
+    }();
     const Path top{};
     r.object(root, Path{nullptr, "the document"});
 
     Profile p;
-    if (const json* format = Reader::optional_member(root, "format")) {
+    if (const std::optional<JValue> format = Reader::optional_member(root, "format")) {
         const std::string f = r.string(*format, top / "format");
         if (f != "autokernel-profile") r.fail(top / "format", "must be \"autokernel-profile\", found \"" + f + "\"");
     }
@@ -473,7 +478,7 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
     check_columns(r, root, "memory_columns", kMemoryColumns);
 
     const std::vector<std::string> strings = r.strings(r.member(root, top, "strings"), top / "strings");
-    const auto str = [&](const json& j, const Path& path) -> const std::string& {
+    const auto str = [&](const JValue& j, const Path& path) -> const std::string& {
         const std::uint64_t index = r.u64(j, path);
         if (index >= strings.size())
             r.fail(path, "string index " + std::to_string(index) + " is outside \"strings\" (" +
@@ -483,13 +488,13 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
 
     // ops
     const Path ops_path = top / "ops";
-    const json& ops = r.array(r.member(root, top, "ops"), ops_path);
+    const JValue& ops = r.array(r.member(root, top, "ops"), ops_path);
     std::unordered_set<std::uint64_t> op_ids;
     op_ids.reserve(ops.size());
     p.ops.reserve(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Path row_path = ops_path[i];
-        const json& row = r.array(ops[i], row_path, kOpColumns.size());
+        const JValue& row = r.array(ops[i], row_path, kOpColumns.size());
         const auto field = [&](std::size_t c) { return column(row_path, kOpColumns, c); };
         OpCall op;
         op.id = r.u64(row[0], field(0));
@@ -497,35 +502,35 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
         op.name = str(row[1], field(1));
         if (op.name.empty()) r.fail(field(1), "must not be empty");
         const Path stack_path = field(2);
-        const json& stack = r.array(row[2], stack_path);
+        const JValue& stack = r.array(row[2], stack_path);
         op.stack.reserve(stack.size());
         for (std::size_t s = 0; s < stack.size(); ++s) op.stack.push_back(str(stack[s], stack_path[s]));
         op.module_path = str(row[3], field(3));
         op.nvtx_range = str(row[4], field(4));
         op.iteration = r.int_at_least(row[5], field(5), -1);
         const Path inputs_path = field(6);
-        const json& inputs = r.array(row[6], inputs_path);
+        const JValue& inputs = r.array(row[6], inputs_path);
         op.inputs.reserve(inputs.size());
         for (std::size_t a = 0; a < inputs.size(); ++a) {
             const Path apath = inputs_path[a];
-            const json& in = r.array(inputs[a], apath, kInputColumns.size());
+            const JValue& in = r.array(inputs[a], apath, kInputColumns.size());
             TensorArg arg;
             arg.dtype = str(in[0], apath / "dtype");
             const Path sizes_path = apath / "sizes";
-            const json& sizes = r.array(in[1], sizes_path);
+            const JValue& sizes = r.array(in[1], sizes_path);
             arg.sizes.reserve(sizes.size());
             for (std::size_t d = 0; d < sizes.size(); ++d) {
                 arg.sizes.push_back(r.i64(sizes[d], sizes_path[d]));
                 if (arg.sizes.back() < 0) r.fail(sizes_path[d], "must not be negative");
             }
             const Path strides_path = apath / "strides";
-            const json& strides = r.array(in[2], strides_path);
+            const JValue& strides = r.array(in[2], strides_path);
             for (std::size_t d = 0; d < strides.size(); ++d) arg.strides.push_back(r.i64(strides[d], strides_path[d]));
             if (!arg.strides.empty() && arg.strides.size() != arg.sizes.size())
                 r.fail(strides_path, "has " + std::to_string(arg.strides.size()) + " entries for " +
                                          std::to_string(arg.sizes.size()) + " sizes");
             const Path values_path = apath / "values";
-            const json& values = r.array(in[3], values_path);
+            const JValue& values = r.array(in[3], values_path);
             for (std::size_t v = 0; v < values.size(); ++v) arg.values.push_back(r.number(values[v], values_path[v]));
             if (arg.dtype.empty() && !arg.sizes.empty())
                 r.fail(apath / "dtype", "is empty for a tensor with sizes (a non-tensor argument has no sizes)");
@@ -536,11 +541,11 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
 
     // kernels
     const Path kernels_path = top / "kernels";
-    const json& kernels = r.array(r.member(root, top, "kernels"), kernels_path);
+    const JValue& kernels = r.array(r.member(root, top, "kernels"), kernels_path);
     p.kernels.reserve(kernels.size());
     for (std::size_t i = 0; i < kernels.size(); ++i) {
         const Path row_path = kernels_path[i];
-        const json& row = r.array(kernels[i], row_path, kKernelColumns.size());
+        const JValue& row = r.array(kernels[i], row_path, kKernelColumns.size());
         const auto field = [&](std::size_t c) { return column(row_path, kKernelColumns, c); };
         KernelRecord k;
         k.name = str(row[0], field(0));
@@ -569,11 +574,11 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
 
     // memory
     const Path memory_path = top / "memory";
-    const json& memory = r.array(r.member(root, top, "memory"), memory_path);
+    const JValue& memory = r.array(r.member(root, top, "memory"), memory_path);
     p.memory.reserve(memory.size());
     for (std::size_t i = 0; i < memory.size(); ++i) {
         const Path row_path = memory_path[i];
-        const json& row = r.array(memory[i], row_path, kMemoryColumns.size());
+        const JValue& row = r.array(memory[i], row_path, kMemoryColumns.size());
         const auto field = [&](std::size_t c) { return column(row_path, kMemoryColumns, c); };
         MemoryRecord m;
         const std::string kind = r.string(row[0], field(0));
@@ -594,23 +599,23 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
 
     // iterations
     const Path iterations_path = top / "iterations";
-    const json& iterations = r.array(r.member(root, top, "iterations"), iterations_path);
+    const JValue& iterations = r.array(r.member(root, top, "iterations"), iterations_path);
     for (std::size_t i = 0; i < iterations.size(); ++i) {
         const Path path = iterations_path[i];
-        const json& j = r.object(iterations[i], path);
+        const JValue& j = r.object(iterations[i], path);
         IterationRecord it;
         it.index = r.int_at_least(r.member(j, path, "index"), path / "index", 0);
         it.wall_ms = r.non_negative(r.member(j, path, "wall_ms"), path / "wall_ms");
-        if (const json* v = Reader::optional_member(j, "event_ms")) it.event_ms = r.non_negative(*v, path / "event_ms");
-        if (const json* v = Reader::optional_member(j, "gpu_start_ns")) it.gpu_start_ns = r.u64(*v, path / "gpu_start_ns");
-        if (const json* v = Reader::optional_member(j, "gpu_end_ns")) it.gpu_end_ns = r.u64(*v, path / "gpu_end_ns");
+        if (const std::optional<JValue> v = Reader::optional_member(j, "event_ms")) it.event_ms = r.non_negative(*v, path / "event_ms");
+        if (const std::optional<JValue> v = Reader::optional_member(j, "gpu_start_ns")) it.gpu_start_ns = r.u64(*v, path / "gpu_start_ns");
+        if (const std::optional<JValue> v = Reader::optional_member(j, "gpu_end_ns")) it.gpu_end_ns = r.u64(*v, path / "gpu_end_ns");
         if (it.gpu_end_ns < it.gpu_start_ns)
             r.fail(path / "gpu_end_ns", std::to_string(it.gpu_end_ns) + " is before gpu_start_ns " +
                                             std::to_string(it.gpu_start_ns));
         p.iterations.push_back(it);
     }
 
-    if (const json* j = Reader::optional_member(root, "overhead")) {
+    if (const std::optional<JValue> j = Reader::optional_member(root, "overhead")) {
         const Path path = top / "overhead";
         r.object(*j, path);
         Overhead o;
@@ -619,24 +624,24 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
             r.non_negative(r.member(*j, path, "unprofiled_iteration_ms"), path / "unprofiled_iteration_ms");
         p.overhead = o;
     }
-    if (const json* j = Reader::optional_member(root, "ceilings")) {
+    if (const std::optional<JValue> j = Reader::optional_member(root, "ceilings")) {
         const Path path = top / "ceilings";
         r.object(*j, path);
         MeasuredCeilings c;
         c.device_name = r.opt_string(*j, path, "device_name");
         c.measured_utc = r.opt_string(*j, path, "measured_utc");
-        if (const json* copy = Reader::optional_member(*j, "copy_gb_s")) {
+        if (const std::optional<JValue> copy = Reader::optional_member(*j, "copy_gb_s")) {
             const Path copy_path = path / "copy_gb_s";
             r.array(*copy, copy_path);
             for (std::size_t i = 0; i < copy->size(); ++i) {
                 const Path pair_path = copy_path[i];
-                const json& pair = r.array((*copy)[i], pair_path, 2);
+                const JValue& pair = r.array((*copy)[i], pair_path, 2);
                 const double gb_s = r.number(pair[1], pair_path[1]);
                 if (gb_s <= 0) r.fail(pair_path[1], "GB/s must be positive");
                 c.copy_gb_s[r.u64(pair[0], pair_path[0])] = gb_s;
             }
         }
-        if (const json* gemm = Reader::optional_member(*j, "gemm_tflops")) {
+        if (const std::optional<JValue> gemm = Reader::optional_member(*j, "gemm_tflops")) {
             const Path gemm_path = path / "gemm_tflops";
             r.object(*gemm, gemm_path);
             for (const auto& [key, value] : gemm->items()) {
@@ -650,7 +655,7 @@ Profile profile_from_json(std::string_view text, std::string_view source_name) {
         }
         p.ceilings = c;
     }
-    if (const json* j = Reader::optional_member(root, "warnings")) p.warnings = r.strings(*j, top / "warnings");
+    if (const std::optional<JValue> j = Reader::optional_member(root, "warnings")) p.warnings = r.strings(*j, top / "warnings");
     return p;
 }
 

@@ -90,6 +90,18 @@ SessionInfo parse_session_info(const std::string& json_text, const std::string& 
             info.kernels.push_back(std::move(kernel));
         }
     }
+    if (const auto it = root.find("profile"); it != root.end() && !it->is_null()) {
+        if (!it->is_object()) bad(origin, std::string("field 'profile' must be an object, found ") + type_name(*it));
+        ProfileOrigin p;
+        read_string(*it, "file", p.file, origin, "profile.");
+        read_string(*it, "kind", p.kind, origin, "profile.");
+        read_string(*it, "model", p.model, origin, "profile.");
+        read_string(*it, "options", p.options, origin, "profile.");
+        read_string(*it, "gpu", p.gpu, origin, "profile.");
+        read_string(*it, "recorded_utc", p.recorded_utc, origin, "profile.");
+        read_number(*it, "gpu_time_us_per_iteration", p.gpu_time_us_per_iteration, origin, "profile.");
+        info.profile = std::move(p);
+    }
     return info;
 }
 
@@ -112,6 +124,18 @@ std::string format_session_info(const SessionInfo& info) {
         entry["shapes"] = k.shapes;
         entry["model_fraction"] = k.model_fraction;
         root["kernels"].push_back(std::move(entry));
+    }
+    if (info.profile) {
+        const ProfileOrigin& p = *info.profile;
+        nlohmann::ordered_json profile;
+        profile["file"] = p.file;
+        profile["kind"] = p.kind;
+        profile["model"] = p.model;
+        profile["options"] = p.options;
+        profile["gpu"] = p.gpu;
+        profile["recorded_utc"] = p.recorded_utc;
+        profile["gpu_time_us_per_iteration"] = p.gpu_time_us_per_iteration;
+        root["profile"] = std::move(profile);
     }
     try {
         return root.dump(2) + "\n";

@@ -1,6 +1,7 @@
 #pragma once
 // session.json: what a session is and where it was recorded.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,18 @@ struct KernelEntry {
     double model_fraction = 0.0;  // share of model GPU time (from a profile or the user); 0 = unknown
 };
 
+// Where a session made from a profile (`autokernel new --from-profile`) got its kernels, shapes and
+// shares: written to session.json as "profile" (absent for sessions made by hand).
+struct ProfileOrigin {
+    std::string file;               // the profile.json as given
+    std::string kind;               // "builtin", "torchscript", "command"
+    std::string model;              // built-in model name, TorchScript file, or the command line
+    std::string options;            // "batch 4, seq 512, fp16, inference" / the inputs
+    std::string gpu;                // the GPU it was recorded on
+    std::string recorded_utc;       // when it was recorded
+    double gpu_time_us_per_iteration = 0;  // the profiled GPU time the fractions are shares of
+};
+
 struct SessionInfo {
     int format_version = 1;
     std::string name;
@@ -23,6 +36,7 @@ struct SessionInfo {
     std::string libtorch_version;
     std::string branch = "main";    // the session branch: the current best of every kernel
     std::vector<KernelEntry> kernels;
+    std::optional<ProfileOrigin> profile;  // set when made from a profile
 };
 
 // Throws Error(BadFormat) naming the field on malformed JSON or wrong types.

@@ -8,7 +8,19 @@
 //   ak_kernel1: ONE block sums the per-row losses in a fixed order and writes the mean to *loss.
 // No atomics: the result is bitwise identical from run to run.
 //
-// Three variants of the row stage:
+// Variants of the row stage:
+//   PEEL = 1      (VEC > 1) rows whose length or start breaks VEC alignment (50257 columns) still take
+//                 vector loads: a scalar head up to the alignment boundary, the vector body, a scalar tail.
+//                 PEEL = 0: such rows take the scalar path.
+//   UNROLL        batches UNROLL vector loads before using any, folded into the online statistics
+//                 together (one rescale per batch).
+//   SMEM_ROW > 0  stages each row in SMEM_ROW KiB of dynamic shared memory per block (split among its
+//                 ROWS_PER_BLOCK rows) with 16-byte cp.async copies, all issued at once (the whole row in
+//                 flight, no registers held), then the max and the sum of exp from shared memory. Rows
+//                 that do not fit stream. One row, one pass over HBM, either way.
+//   CLUSTER > 1   splits every row across a cluster of CLUSTER blocks (sm_90): each takes a contiguous
+//                 share, the (max, sum) pairs are combined through distributed shared memory in rank
+//                 order; rank 0 writes the row's loss.
 //   ONLINE = 1    finds the max and the sum of exp(x - max) in ONE pass, rescaling the running sum when
 //                 the running max grows: the row is read once instead of twice.
 //   ROW_CACHE > 0 keeps the row in registers (up to ROW_CACHE elements per thread) when it fits, with
@@ -31,6 +43,9 @@
 // @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
 // @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
+// @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
+// @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -61,14 +76,42 @@
 #ifndef FUSED_MEAN
 #define FUSED_MEAN 0
 #endif
+#ifndef PEEL
+#define PEEL 1
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
+#ifndef SMEM_ROW
+#define SMEM_ROW 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 constexpr bool kFastExp = FAST_EXP != 0;
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
               "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
 static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
+static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8,
+              "CLUSTER: 1, 2, 4 or 8 blocks per row (8 is the portable cluster maximum)");
+static_assert(SMEM_ROW == 0 || ROW_CACHE == 0, "SMEM_ROW and ROW_CACHE both hold the row: choose one");
+static_assert(SMEM_ROW == 0 || CLUSTER == 1, "SMEM_ROW stages whole rows: it needs CLUSTER = 1");
+static_assert(SMEM_ROW <= 226, "SMEM_ROW: at most 226 KiB of shared memory per block (227 KB on Hopper)");
+static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
+              "SMEM_ROW: at least 1 KiB of shared memory per row (SMEM_ROW * 1024 / ROWS_PER_BLOCK)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
+#endif
+constexpr int kStageBytesPerRow = SMEM_ROW * 1024 / ROWS_PER_BLOCK / 16 * 16;
+// Blocks per SM that SMEM_ROW leaves room for (at most 1024 threads' registers; see softmax.cu).
+constexpr int kStageBlocks = SMEM_ROW == 0 ? 1 : (228 / (SMEM_ROW + 1) < 1024 / BLOCK_THREADS ? 228 / (SMEM_ROW + 1) : 1024 / BLOCK_THREADS);
+static_assert(CLUSTER == 1 || ROW_CACHE == 0,
+              "CLUSTER splits a row across blocks, ROW_CACHE holds a whole row in one block's registers: choose one");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(CLUSTER == 1, "CLUSTER uses thread-block clusters and distributed shared memory: it needs sm_90 or newer");
+#endif
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
 
@@ -78,8 +121,8 @@ AK_LAUNCH(0) = {
     /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
     /* tile_m, tile_n */ 0, 0,
     /* grid_x, grid_y, grid_z */ 0, 0, 0,
-    /* dynamic_smem_bytes */ 0,
-    /* cluster */ 0, 0, 0,
+    /* dynamic_smem_bytes */ SMEM_ROW * 1024,
+    /* cluster: CLUSTER blocks along y share a row (grid.y = CLUSTER) */ 0, CLUSTER > 1 ? CLUSTER : 0, 0,
     /* tma_box_rows */ {0, 0, 0},
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
@@ -116,14 +159,38 @@ __device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long 
     return logf(sum) + row_max - ak_to_float(x[target]);
 }
 
-template <int V>
-__device__ __forceinline__ float row_loss(const ak_t* x, int cols, long long target, int lane, bool active,
-                                          float* scratch) {
-    const int chunks = active ? cols / V : 0;
+template <int K>
+__device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
+    ak_online_add<K, kFastExp>(v, run_max, run_sum);
+}
 
-    float row_max, sum;
-    ak_row_max_sumexp<V, kThreadsPerRow, kUnroll, ONLINE != 0, kFastExp>(x, chunks, lane, scratch, row_max, sum);
-    return finish_loss(x, cols, target, row_max, sum);
+// This thread's share of part `p` of the row (split for V-element vectors) folded into the row's max
+// and sum of exp(x - max): one pass (ONLINE) or two, over the group, then over the cluster.
+template <int V>
+__device__ __forceinline__ void row_stats(const ak_t* x, const ak_row_part& p, int lane, float* scratch, float* xch,
+                                          int slot, float& row_max, float& sum) {
+    row_max = AK_NEG_INF;
+    sum = 0.f;
+    if constexpr (ONLINE != 0) {
+        ak_part_fold<V, kThreadsPerRow, kUnroll>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
+        ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
+        if constexpr (CLUSTER > 1) ak_cluster_online<CLUSTER, kFastExp>(row_max, sum, xch, slot, lane == 0);
+    } else {
+        ak_part_fold<V, kThreadsPerRow, kUnroll>(x, p, lane, [&](const auto& v) { ak_max_add(v, row_max); });
+        row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+        if constexpr (CLUSTER > 1) {
+            float unused = 0.f;
+            ak_cluster_online<CLUSTER, kFastExp>(row_max, unused, xch, slot, lane == 0);
+        }
+        const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // empty groups: keep exps finite
+        ak_part_fold<V, kThreadsPerRow, kUnroll>(x, p, lane, [&](const auto& v) {
+            constexpr int K = sizeof(v) / sizeof(v[0]);
+#pragma unroll
+            for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+        });
+        sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+        if constexpr (CLUSTER > 1) sum = ak_cluster_sum<CLUSTER>(sum, xch, slot, lane == 0);
+    }
 }
 
 // The same loss with the thread's share of the row in registers: V-element chunks lane, lane + threads
@@ -151,38 +218,71 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
     return finish_loss(x, cols, target, row_max, sum);
 }
 
-// Cached when ROW_CACHE is on and the row fits (the same answer for every thread of the block).
-template <int V>
-__device__ __forceinline__ float row_loss_any(const ak_t* x, int cols, long long target, int lane, bool active,
-                                              float* scratch) {
-    if constexpr (ROW_CACHE > 0) {
-        constexpr int kSlots = ROW_CACHE / V;
-        if (cols / V <= kSlots * kThreadsPerRow) return row_loss_cached<V, kSlots>(x, cols, target, lane, active, scratch);
-    }
-    return row_loss<V>(x, cols, target, lane, active, scratch);
-}
-
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_cross_entropy_args args) {
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_cross_entropy_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];
+    __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
     const int group = threadIdx.x / kThreadsPerRow;
     const int lane = threadIdx.x % kThreadsPerRow;
     const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;
-    const bool active = row < args.rows;  // inactive threads still join the block reductions
+    const bool active = row < args.rows;  // inactive threads still join the block (and cluster) reductions
     const ak_t* x = args.logits + (active ? row * args.cols : 0);
     const long long target = active ? args.targets[row] : 0;
+    const int rank = CLUSTER > 1 ? ak_cluster_rank() : 0;
 
-    const bool vector_ok = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.logits);
-    const float loss = vector_ok ? row_loss_any<VEC>(x, args.cols, target, lane, active, scratch)
-                                 : row_loss_any<1>(x, args.cols, target, lane, active, scratch);
-    if (active && lane == 0) static_cast<float*>(args.workspace)[row] = loss;
+    float loss = 0.f;
+    bool done = false;
+    if constexpr (SMEM_ROW > 0) {  // CLUSTER == 1 here; rows that do not fit stream below
+        extern __shared__ __align__(16) unsigned char smem[];
+        constexpr int kV = AK_STAGE_V;
+        if (ak_stage_elems(args.cols + kV) * (int)sizeof(ak_t) <= kStageBytesPerRow) {  // the same in every block
+            const ak_row_part p = ak_split_row<kV>(x, active ? args.cols : 0);
+            const ak_t* st = ak_stage_part<kThreadsPerRow>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
+            ak_stage_wait();
+            float row_max = AK_NEG_INF, sum = 0.f;
+            ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) { ak_max_add(v, row_max); });
+            row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
+            const float shift = row_max == AK_NEG_INF ? 0.f : row_max;
+            ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) {
+                constexpr int K = sizeof(v) / sizeof(v[0]);
+#pragma unroll
+                for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+            });
+            sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
+            loss = finish_loss(x, args.cols, target, row_max, sum);
+            done = true;
+        }
+    }
+    if constexpr (ROW_CACHE > 0) {  // CLUSTER == 1 here; rows that do not fit stream below
+        const bool cache_vec = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.logits);
+        if (cache_vec && args.cols / VEC <= ROW_CACHE / VEC * kThreadsPerRow) {
+            loss = row_loss_cached<VEC, ROW_CACHE / VEC>(x, args.cols, target, lane, active, scratch);
+            done = true;
+        } else if (!cache_vec && args.cols <= ROW_CACHE * kThreadsPerRow) {
+            loss = row_loss_cached<1, ROW_CACHE>(x, args.cols, target, lane, active, scratch);
+            done = true;
+        }
+    }
+    if (!done) {
+        const int cols = active ? args.cols : 0;
+        float row_max, sum;
+        if (kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.logits)))) {
+            const ak_row_part p = ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER);
+            row_stats<kVec>(x, p, lane, scratch, xch, group, row_max, sum);
+        } else {
+            const ak_row_part p = ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER);
+            row_stats<1>(x, p, lane, scratch, xch, group, row_max, sum);
+        }
+        loss = finish_loss(x, args.cols, target, row_max, sum);
+    }
+    if (active && lane == 0 && rank == 0) static_cast<float*>(args.workspace)[row] = loss;
 
     if constexpr (FUSED_MEAN) {
         __shared__ bool last_block;
         __threadfence();  // this block's losses are visible to every block before it counts itself done
         __syncthreads();
         if (threadIdx.x == 0) {
-            unsigned* done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
-            last_block = atomicAdd(done, 1u) == gridDim.x - 1;
+            unsigned* blocks_done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
+            last_block = atomicAdd(blocks_done, 1u) == gridDim.x * gridDim.y - 1;
         }
         __syncthreads();
         if (last_block) {

@@ -892,6 +892,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) ak_kernel0(ak_flash_atten
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 static_assert(__CUDA_ARCH__ < 0, "MMA=3 uses wgmma, TMA and setmaxnreg: it needs an sm_90a target (Hopper)");
 #endif
+#include <autokernel/hopper.cuh>
 
 constexpr int kConsumers = BLOCK_M / 64;           // consumer warpgroups, 64 query rows each
 constexpr int kThreads = 128 * (kConsumers + 1);   // warpgroup 0 is the producer
@@ -935,77 +936,8 @@ AK_LAUNCH(0) = {
     /* tma_swizzle */ AK_SWIZZLE_128B,
 };
 
-// ---- mbarrier, TMA, wgmma ------------------------------------------------------------------------------
+// ---- mbarrier, TMA, wgmma: autokernel/hopper.cuh; the wgmma forms this kernel uses ---------------------
 
-__device__ __forceinline__ void fa_mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// One arrival that also announces `bytes` of TMA transactions for the current phase.
-__device__ __forceinline__ void fa_mbar_expect_tx(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void fa_mbar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// True once the phase with this parity has completed (a fresh barrier counts its phase -1, parity 1,
-// as completed).
-__device__ __forceinline__ bool fa_mbar_test(unsigned bar, unsigned parity) {
-    unsigned done;
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-    return done != 0;
-}
-__device__ __forceinline__ void fa_mbar_wait(unsigned bar, unsigned parity) {
-    while (!fa_mbar_test(bar, parity)) {
-    }
-}
-
-// A TMA box (the map's box shape) at (column, row) of the 2D tensor into shared memory, completing
-// its bytes on `bar`. Rows past the tensor's end read as zero; rows past a head's end are the next
-// head's (the kernel masks them).
-__device__ __forceinline__ void fa_tma_load(unsigned dst, const ak_tensor_map* map, int col, int row, unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar)
-        : "memory");
-}
-
-__device__ __forceinline__ void fa_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void fa_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void fa_wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// Ties registers to this point of the instruction stream: values written before it are not moved
-// after it, and reads after it are not moved before it (around wgmma.fence and wgmma.wait_group).
-template <int N>
-__device__ __forceinline__ void fa_fence_regs(float (&r)[N][4]) {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(r[i][e])::"memory");
-}
-template <int N>
-__device__ __forceinline__ void fa_fence_regs(unsigned (&r)[N][4]) {
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
-}
-
-// Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride byte offsets
-// (all >> 4), layout type 1 in bits 62-63, base offset 0 (the swizzle atoms are 1024-byte aligned).
-// K-major operands (Q and K: 16 elements of K = 32 bytes of one 128-byte row): the leading offset is
-// unused (1), the stride offset is the 1024 bytes between groups of 8 rows. The N-major V: the stride
-// offset is the 1024 bytes between groups of 8 keys (K), the leading offset the distance between
-// 64-column boxes (unused by an n64 wgmma).
-__device__ __forceinline__ unsigned long long fa_desc(unsigned addr, unsigned leading, unsigned stride) {
-    return (unsigned long long)((addr >> 4) & 0x3FFF) | ((unsigned long long)((leading >> 4) & 0x3FFF) << 16) |
-           ((unsigned long long)((stride >> 4) & 0x3FFF) << 32) | (1ull << 62);
-}
 
 // wgmma.mma_async m64nNk16, f32 accumulators (m64nN layout: warp w of the warpgroup holds rows 16w ..
 // 16w + 15 as in fa_mask), A and B from shared memory (K-major, no transpose), D = A B (ScaleD 0) or
@@ -1091,24 +1023,24 @@ __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args
     constexpr int kBoxes = HD / 64;
     const int seq = args.seq;
     const unsigned bar_q = sbase + kOffBar;
-    fa_mbar_expect_tx(bar_q, kBoxes * BLOCK_M * kBoxRowBytes);
+    ak_mbar_expect_tx(bar_q, kBoxes * BLOCK_M * kBoxRowBytes);
 #pragma unroll
     for (int b = 0; b < kBoxes; ++b)
-        fa_tma_load(sbase + kOffQ + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
+        ak_tma_load_2d(sbase + kOffQ + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
     for (int t = 0; t < n_tiles; ++t) {
         const int st = t % STAGES;
         // The buffer's previous tile (t - STAGES) must have been released by every consumer warp.
-        if (t >= STAGES) fa_mbar_wait(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), (t / STAGES - 1) & 1);
+        if (t >= STAGES) ak_mbar_wait(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), (t / STAGES - 1) & 1);
         const int row = bh * seq + t * BLOCK_N;
         const unsigned bar_k = sbase + kOffBar + 8 * (1 + st), bar_v = sbase + kOffBar + 8 * (1 + STAGES + st);
-        fa_mbar_expect_tx(bar_k, kBoxes * BLOCK_N * kBoxRowBytes);
+        ak_mbar_expect_tx(bar_k, kBoxes * BLOCK_N * kBoxRowBytes);
 #pragma unroll
         for (int b = 0; b < kBoxes; ++b)
-            fa_tma_load(sbase + kOffK + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[1], 64 * b, row, bar_k);
-        fa_mbar_expect_tx(bar_v, kBoxes * BLOCK_N * kBoxRowBytes);
+            ak_tma_load_2d(sbase + kOffK + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[1], 64 * b, row, bar_k);
+        ak_mbar_expect_tx(bar_v, kBoxes * BLOCK_N * kBoxRowBytes);
 #pragma unroll
         for (int b = 0; b < kBoxes; ++b)
-            fa_tma_load(sbase + kOffV + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[2], 64 * b, row, bar_v);
+            ak_tma_load_2d(sbase + kOffV + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[2], 64 * b, row, bar_v);
     }
 }
 
@@ -1147,96 +1079,96 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
     auto phase = [&](int t) { return unsigned(t / STAGES) & 1u; };
     auto release = [&](int t) {  // every wgmma of this warp that read the buffer has completed
         __syncwarp();
-        if (lane == 0) fa_mbar_arrive(sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES));
+        if (lane == 0) ak_mbar_arrive(sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES));
     };
     // S = Q K^T of tile t into s: HD / 16 steps of 16 columns (32 bytes within a 128-byte box row). Committed.
     auto issue_s = [&](int t) {
-        fa_mbar_wait(bar_k(t), phase(t));
+        ak_mbar_wait(bar_k(t), phase(t));
         const unsigned k_tile = sbase + kOffK + t % STAGES * kKVBytes;
-        fa_fence_regs(s);
-        fa_wgmma_fence();
+        ak_fence_regs(s);
+        ak_wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < HD / 16; ++kk) {
-            const unsigned long long a = fa_desc(q_rows + kk / 4 * BLOCK_M * kBoxRowBytes + kk % 4 * 32, 16, 1024);
-            const unsigned long long b = fa_desc(k_tile + kk / 4 * BLOCK_N * kBoxRowBytes + kk % 4 * 32, 16, 1024);
+            const unsigned long long a = ak_wgmma_desc(q_rows + kk / 4 * BLOCK_M * kBoxRowBytes + kk % 4 * 32, 16, 1024);
+            const unsigned long long b = ak_wgmma_desc(k_tile + kk / 4 * BLOCK_N * kBoxRowBytes + kk % 4 * 32, 16, 1024);
             if (kk == 0)
                 fa_wgmma_ss<0>(s, a, b);
             else
                 fa_wgmma_ss<1>(s, a, b);
         }
-        fa_wgmma_commit();
+        ak_wgmma_commit();
     };
     // O += P V of tile t: P from registers, V (keys x 64 columns per box, N-major) from shared memory;
     // 16 keys = 2 groups of 8 rows = 2048 bytes per step. Committed.
     auto issue_pv = [&](int t) {
-        fa_fence_regs(o);
-        fa_fence_regs(p);
-        fa_mbar_wait(bar_v(t), phase(t));
+        ak_fence_regs(o);
+        ak_fence_regs(p);
+        ak_mbar_wait(bar_v(t), phase(t));
         const unsigned v_tile = sbase + kOffV + t % STAGES * kKVBytes;
-        fa_wgmma_fence();
+        ak_wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BLOCK_N / 16; ++kk)
 #pragma unroll
             for (int b = 0; b < kBoxes; ++b)
                 fa_wgmma_rs_n64(reinterpret_cast<float(&)[8][4]>(o[8 * b]), p[kk],
-                                fa_desc(v_tile + b * BLOCK_N * kBoxRowBytes + kk * 16 * kBoxRowBytes,
+                                ak_wgmma_desc(v_tile + b * BLOCK_N * kBoxRowBytes + kk * 16 * kBoxRowBytes,
                                         BLOCK_N * kBoxRowBytes, 1024));
-        fa_wgmma_commit();
+        ak_wgmma_commit();
     };
     auto mask = [&](int t) {
         const int n0 = t * BLOCK_N;
         if (n0 + BLOCK_N > seq || (causal && n0 + BLOCK_N - 1 > wg_row0)) fa_mask(s, lane, my_row, n0, seq, causal);
     };
 
-    fa_mbar_wait(sbase + kOffBar, 0);  // Q
+    ak_mbar_wait(sbase + kOffBar, 0);  // Q
     if constexpr (OVERLAP == 0) {
         for (int t = 0; t < n_mine; ++t) {
             issue_s(t);
-            fa_wgmma_wait<0>();
-            fa_fence_regs(s);
+            ak_wgmma_wait<0>();
+            ak_fence_regs(s);
             mask(t);
             fa_softmax_step(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             issue_pv(t);
-            fa_wgmma_wait<0>();
-            fa_fence_regs(o);
-            fa_fence_regs(p);
+            ak_wgmma_wait<0>();
+            ak_fence_regs(o);
+            ak_fence_regs(p);
             release(t);
         }
     } else {
         // (No branch inside the loop: ptxas tracks the two wgmma groups in flight only through straight code.)
         if (n_mine > 0) {
             issue_s(0);
-            fa_wgmma_wait<0>();
-            fa_fence_regs(s);
+            ak_wgmma_wait<0>();
+            ak_fence_regs(s);
             mask(0);
             fa_softmax_step(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             for (int t = 0; t + 1 < n_mine; ++t) {
                 issue_s(t + 1);  // s was packed into p: free for the next tile
                 issue_pv(t);
-                fa_wgmma_wait<1>();  // S of tile t + 1 is done; P V of tile t may still run
-                fa_fence_regs(s);
+                ak_wgmma_wait<1>();  // S of tile t + 1 is done; P V of tile t may still run
+                ak_fence_regs(s);
                 mask(t + 1);
                 float alpha[2];
                 fa_softmax_stats(s, m, l, alpha, scale_log2);
-                fa_wgmma_wait<0>();
-                fa_fence_regs(o);
-                fa_fence_regs(p);
+                ak_wgmma_wait<0>();
+                ak_fence_regs(o);
+                ak_fence_regs(p);
                 release(t);
                 fa_rescale(o, alpha);
                 fa_pack_p(s, p);
             }
             issue_pv(n_mine - 1);
-            fa_wgmma_wait<0>();
-            fa_fence_regs(o);
-            fa_fence_regs(p);
+            ak_wgmma_wait<0>();
+            ak_fence_regs(o);
+            ak_fence_regs(p);
             release(n_mine - 1);
         }
     }
     for (int t = n_mine; t < n_tiles; ++t) {
-        fa_mbar_wait(bar_k(t), phase(t));
-        fa_mbar_wait(bar_v(t), phase(t));
+        ak_mbar_wait(bar_k(t), phase(t));
+        ak_mbar_wait(bar_v(t), phase(t));
         release(t);
     }
 
@@ -1293,19 +1225,19 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     }
 
     if (threadIdx.x == 0) {
-        fa_mbar_init(sbase + kOffBar, 1);
+        ak_mbar_init(sbase + kOffBar, 1);
         for (int st = 0; st < STAGES; ++st) {
-            fa_mbar_init(sbase + kOffBar + 8 * (1 + st), 1);                         // K landed
-            fa_mbar_init(sbase + kOffBar + 8 * (1 + STAGES + st), 1);                // V landed
-            fa_mbar_init(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), 4 * kConsumers);  // released, one per warp
+            ak_mbar_init(sbase + kOffBar + 8 * (1 + st), 1);                         // K landed
+            ak_mbar_init(sbase + kOffBar + 8 * (1 + STAGES + st), 1);                // V landed
+            ak_mbar_init(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), 4 * kConsumers);  // released, one per warp
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the TMA unit
+        ak_mbar_init_fence();  // visible to the TMA unit
     }
     __syncthreads();
 
     if (threadIdx.x < 128) {
         // Producer warpgroup.
-        if constexpr (kConsumers > 1) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+        if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
             if (dim <= 64)
                 fa3_producer<64>(args, sbase, q0, bh, n_tiles);
@@ -1314,7 +1246,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         }
     } else {
         // Consumer warpgroups.
-        if constexpr (kConsumers > 1) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+        if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
         const int wg = threadIdx.x / 128 - 1;
         if (dim <= 64)
             fa3_consumer<64>(args, smem, sbase, wg, threadIdx.x % 128, q0, bh, n_tiles);

@@ -1,21 +1,42 @@
 // Fused-MLP (SwiGLU) starter: out = (silu(x @ w_gate^T) * (x @ w_up^T)) @ w_down^T.
 //
-// Three stages around vendor GEMMs:
+// FUSE = 0 (the starter): three stages around vendor GEMMs:
 //   stage 0  library AK_LIB_MLP_GATE_UP_GEMM: gate_up[M, 2F] = x @ [w_gate; w_up]^T (gate columns first)
 //   stage 1  ak_kernel1: hidden[m, f] = silu(gate_up[m, f]) * gate_up[m, F + f], in fp32, stored as ak_t
 //   stage 2  library AK_LIB_MLP_DOWN_GEMM: out[M, D] = hidden @ w_down^T
 // Stages 0 and 2 have no kernel (there is no ak_kernel0 or ak_kernel2).
+// Stage 1 runs ROWS_PER_BLOCK rows of M per block and walks the F columns with VEC elements per access
+// when F % VEC == 0 and the pointers are aligned (run-time check).
+//
+// FUSE = 1 (fp16/bf16, Hopper sm_90a; fp32 keeps FUSE = 0; tier 1 and declared first, so the search tries
+// the structural change before the activation stage's block shape): the gate/up GEMM and SwiGLU in one kernel,
+// so gate_up never reaches memory:
+//   stage 0  ak_kernel0: for a BLOCK_M x BLOCK_F tile of hidden, the gate and up accumulators of the same
+//            rows and columns side by side (wgmma m64nBLOCK_Fk16 twice per k-step, x as A, the gate and
+//            up rows of [w_gate; w_up] as K-major B), then hidden = silu(gate) * up from the fp32
+//            accumulators, rounded once to ak_t. The matmul starter's MMA = 3 structure: a persistent
+//            grid over GROUP_M-grouped tiles, one producer warpgroup issuing TMA loads (x box
+//            BLOCK_M x 64, gate and up boxes BLOCK_F x 64, 128-byte swizzled) into a STAGES-deep ring with
+//            full/empty mbarriers, one or two consumer warpgroups (BLOCK_M 64: one, 128: two) with
+//            setmaxnreg. Without tensor maps (D not a multiple of 8 in fp16/bf16, misaligned tensors)
+//            every thread fills one stage with bounds-checked loads in the swizzled layout instead.
+//   stage 1  library AK_LIB_MLP_DOWN_GEMM: out = hidden @ w_down^T
 //
 // Workspace: args.gate_up ([M, 2F]) and args.hidden ([M, F], right after it) live in the workspace,
 // M * 3F * sizeof(ak_t) bytes that the fused_mlp launcher always allocates, whatever the stages declare
 // (F is a run-time size, so a compile-time declaration cannot express it; see kernels/README.md).
-// Stage 1 runs ROWS_PER_BLOCK rows of M per block and walks the F columns with VEC elements per access
-// when F % VEC == 0 and the pointers are aligned (run-time check).
+// Every output element is written once by one thread, sums run in a fixed order (bitwise deterministic);
+// tunable combinations a variant cannot run are a static_assert naming the rule.
 //
 // @autokernel type fused_mlp
-// @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 -- threads per block of the activation stage
-// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 -- rows of M per block of the activation stage
-// @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
+// @autokernel tunable FUSE = 0 {0, 1} tier 1 -- 1: gate/up GEMM with the SwiGLU epilogue in one wgmma+TMA kernel (fp16/bf16, sm_90a), then the library down GEMM
+// @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 -- threads per block of the activation stage (FUSE=0)
+// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 -- rows of M per block of the activation stage (FUSE=0)
+// @autokernel tunable BLOCK_M = 128 {64, 128} tier 1 -- FUSE=1: rows of hidden per tile (64 per consumer warpgroup)
+// @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
+// @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned (FUSE=0)
+// @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 -- FUSE=1: tile rows per group of the persistent tile order
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -28,9 +49,34 @@
 #ifndef VEC
 #define VEC 1
 #endif
+#ifndef BLOCK_M
+#define BLOCK_M 128
+#endif
+#ifndef BLOCK_F
+#define BLOCK_F 128
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef FUSE
+#define FUSE 0
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+
+static_assert(FUSE == 0 || FUSE == 1, "FUSE must be 0 or 1");
+#if FUSE && !defined(AK_DTYPE_FP32)
+#define MLP_FUSED 1  // fp32 keeps the library GEMMs (no TF32)
+#else
+#define MLP_FUSED 0
+#endif
 
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 
+__device__ __forceinline__ float silu(float g) { return g / (1.0f + expf(-g)); }  // g -> -inf: -0, no NaN
+
+#if !MLP_FUSED
 AK_LAUNCH(0) = {AK_STAGE_LIBRARY, AK_LIB_MLP_GATE_UP_GEMM};
 
 AK_LAUNCH(1) = {
@@ -40,8 +86,6 @@ AK_LAUNCH(1) = {
 };
 
 AK_LAUNCH(2) = {AK_STAGE_LIBRARY, AK_LIB_MLP_DOWN_GEMM};
-
-__device__ __forceinline__ float silu(float g) { return g / (1.0f + expf(-g)); }  // g -> -inf: -0, no NaN
 
 template <int V>
 __device__ __forceinline__ void swiglu_rows(const ak_fused_mlp_args& args, long long first_row, int rows_here) {
@@ -70,3 +114,232 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel1(ak_fused_
     else
         swiglu_rows<1>(args, first_row, rows_here);
 }
+#endif  // !MLP_FUSED
+
+#if MLP_FUSED
+// ================================================================================ FUSE = 1
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(__CUDA_ARCH__ < 0, "FUSE=1 uses wgmma, TMA and setmaxnreg: it needs an sm_90a target (Hopper)");
+#endif
+#include <autokernel/hopper.cuh>
+
+constexpr int kConsumers = BLOCK_M / 64;
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kStageK = 64;  // k elements (of D) per stage: one 128-byte swizzled row
+static_assert(BLOCK_M == 64 || BLOCK_M == 128, "FUSE=1: one consumer warpgroup per 64 rows, so BLOCK_M must be 64 or 128");
+static_assert(BLOCK_F == 64 || BLOCK_F == 128,
+              "FUSE=1: gate and up take BLOCK_F fp32 accumulators each per 64 rows, so BLOCK_F must be 64 or 128");
+static_assert(STAGES >= 2, "FUSE=1: the TMA ring needs STAGES >= 2");
+
+// Shared memory (base aligned to 1024 bytes): STAGES buffers of x [BLOCK_M][64], gate rows [BLOCK_F][64]
+// and up rows [BLOCK_F][64], every row 128 bytes; then the mbarriers.
+constexpr int kRowBytes = 128;
+constexpr int kXBytes = BLOCK_M * kRowBytes;
+constexpr int kWBytes = BLOCK_F * kRowBytes;
+constexpr int kStageBytes = kXBytes + 2 * kWBytes;
+constexpr int kOffBar = STAGES * kStageBytes;  // full[STAGES], empty[STAGES]
+constexpr int kSmemBytes = 1024 + kOffBar + 16 * STAGES;
+static_assert(kSmemBytes <= 227 * 1024,
+              "FUSE=1: STAGES buffers of (BLOCK_M + 2 BLOCK_F) x 64 elements exceed the 227 KB of shared memory a "
+              "block may use: lower STAGES, BLOCK_M or BLOCK_F");
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegs = 232;
+static_assert(kConsumers == 1 || 128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
+              "FUSE=1: the register split exceeds the register file");
+
+AK_LAUNCH(0) = {
+    AK_STAGE_KERNEL, AK_LIB_NONE,
+    /* block */ kThreads, 1, 1,
+    /* grid */ AK_GRID_PERSISTENT, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ 0, 0,
+    /* grid_x (blocks per SM), grid_y, grid_z */ 1, 0, 0,
+    /* dynamic_smem_bytes */ kSmemBytes,
+    /* cluster */ 0, 0, 0,
+    /* tma_box_rows (x, w_gate_up, w_down) */ {BLOCK_M, BLOCK_F, 0},
+    /* tma_box_cols */ {kStageK, kStageK, 0},
+    /* tma_swizzle */ AK_SWIZZLE_128B,
+};
+
+AK_LAUNCH(1) = {AK_STAGE_LIBRARY, AK_LIB_MLP_DOWN_GEMM};
+
+struct TileCoord {
+    int row0, col0;  // first row of M, first column of F
+};
+__device__ __forceinline__ TileCoord tile_coord(int tile, int tiles_m, int tiles_f) {
+    const int per_group = GROUP_M * tiles_f;
+    const int group = tile / per_group;
+    const int first_m = group * GROUP_M;
+    const int rows_here = min(tiles_m - first_m, GROUP_M);
+    const int in_group = tile - group * per_group;
+    return {(first_m + in_group % rows_here) * BLOCK_M, in_group / rows_here * BLOCK_F};
+}
+
+__device__ __forceinline__ unsigned bar_full(unsigned sbase, int st) { return sbase + kOffBar + 8 * st; }
+__device__ __forceinline__ unsigned bar_empty(unsigned sbase, int st) { return sbase + kOffBar + 8 * (STAGES + st); }
+
+// One stage's wgmmas for this consumer warpgroup's 64 rows: 4 k-steps of 16, each a gate and an up
+// wgmma with the same A. Everything K-major (16 elements = 32 bytes within a 128-byte row).
+__device__ __forceinline__ void consume_stage(float (&gate)[BLOCK_F / 8][4], float (&up)[BLOCK_F / 8][4], unsigned stage,
+                                              int wg, bool first) {
+#pragma unroll
+    for (int kk = 0; kk < kStageK / 16; ++kk) {
+        const unsigned long long a = ak_wgmma_desc(stage + wg * 64 * kRowBytes + kk * 32, 16, 1024);
+        const unsigned long long bg = ak_wgmma_desc(stage + kXBytes + kk * 32, 16, 1024);
+        const unsigned long long bu = ak_wgmma_desc(stage + kXBytes + kWBytes + kk * 32, 16, 1024);
+        ak_wgmma_ss<BLOCK_F, 0>(gate, a, bg, (first && kk == 0) ? 0 : 1);
+        ak_wgmma_ss<BLOCK_F, 0>(up, a, bu, (first && kk == 0) ? 0 : 1);
+    }
+}
+
+__device__ __forceinline__ void fence_acc(float (&gate)[BLOCK_F / 8][4], float (&up)[BLOCK_F / 8][4]) {
+    ak_fence_regs(gate);
+    ak_fence_regs(up);
+}
+
+// hidden = silu(gate) * up from the fp32 accumulators, rounded once, written with bounds checks (element
+// pairs as one 4-byte store where F is even and hidden 4-byte aligned).
+__device__ __forceinline__ void store_tile(const ak_fused_mlp_args& args, const float (&gate)[BLOCK_F / 8][4],
+                                           const float (&up)[BLOCK_F / 8][4], int row0, int col0, int wg, int t128) {
+    const int m = args.m, f = args.f;
+    const int warp = t128 / 32, lane = t128 % 32;
+    const bool pairs = f % 2 == 0 && reinterpret_cast<unsigned long long>(args.hidden) % 4 == 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int gr = row0 + wg * 64 + 16 * warp + lane / 4 + 8 * h;
+        if (gr >= m) continue;
+        ak_t* hrow = args.hidden + (long long)gr * f;
+#pragma unroll
+        for (int j = 0; j < BLOCK_F / 8; ++j) {
+            const int gc = col0 + 8 * j + 2 * (lane % 4);
+            const ak_t v0 = ak_from_float(silu(gate[j][2 * h]) * up[j][2 * h]);
+            const ak_t v1 = ak_from_float(silu(gate[j][2 * h + 1]) * up[j][2 * h + 1]);
+            if (pairs && gc + 1 < f) {
+                ak_t pair[2] = {v0, v1};
+                *reinterpret_cast<unsigned*>(hrow + gc) = *reinterpret_cast<const unsigned*>(pair);
+            } else {
+                if (gc < f) hrow[gc] = v0;
+                if (gc + 1 < f) hrow[gc + 1] = v1;
+            }
+        }
+    }
+}
+
+// The non-TMA path: one stage filled by every thread with bounds-checked loads in the TMA's swizzled
+// layout (element (r, c) of a box at byte r * 128 + ((c / 8) ^ (r % 8)) * 16 + (c % 8) * 2).
+__device__ __forceinline__ void fill_rows(unsigned char* buf, const ak_t* src, int rows, int first_row, int row_limit,
+                                          int d, int k0) {
+    const ak_t zero = ak_from_float(0.f);
+    for (int idx = threadIdx.x; idx < rows * kStageK; idx += kThreads) {
+        const int r = idx / kStageK, c = idx % kStageK;
+        const int gr = first_row + r, gk = k0 + c;
+        const ak_t v = (gr < row_limit && gk < d) ? src[(long long)gr * d + gk] : zero;
+        *reinterpret_cast<ak_t*>(buf + r * kRowBytes + ((c / 8) ^ (r % 8)) * 16 + (c % 8) * 2) = v;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __grid_constant__ ak_fused_mlp_args args) {
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const unsigned raw = ak_smem_addr(smem_raw);
+    const unsigned pad = (1024 - raw % 1024) % 1024;  // swizzle atoms need 1024-byte alignment
+    unsigned char* smem = smem_raw + pad;
+    const unsigned sbase = raw + pad;
+    const int m = args.m, d = args.d, f = args.f;
+    const int tiles_m = (m + BLOCK_M - 1) / BLOCK_M, tiles_f = (f + BLOCK_F - 1) / BLOCK_F;
+    const int n_tiles = tiles_m * tiles_f;
+    const int k_tiles = (d + kStageK - 1) / kStageK;
+    const int wg = (int)threadIdx.x / 128 - 1;  // consumer warpgroup, -1: the producer
+    const int t128 = threadIdx.x % 128;
+
+    if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0) {
+        // No tensor maps: the same wgmmas on one stage that every thread fills, synchronously.
+        float gate[BLOCK_F / 8][4], up[BLOCK_F / 8][4];
+        for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+            const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
+            for (int kt = 0; kt < k_tiles; ++kt) {
+                fill_rows(smem, args.x, BLOCK_M, tc.row0, m, d, kt * kStageK);
+                fill_rows(smem + kXBytes, args.w_gate, BLOCK_F, tc.col0, f, d, kt * kStageK);
+                fill_rows(smem + kXBytes + kWBytes, args.w_up, BLOCK_F, tc.col0, f, d, kt * kStageK);
+                ak_fence_proxy_async();
+                __syncthreads();
+                if (wg >= 0) {
+                    fence_acc(gate, up);
+                    ak_wgmma_fence();
+                    consume_stage(gate, up, sbase, wg, kt == 0);
+                    ak_wgmma_commit();
+                    ak_wgmma_wait<0>();
+                    fence_acc(gate, up);
+                }
+                __syncthreads();  // the buffers are refilled next
+            }
+            if (wg >= 0) store_tile(args, gate, up, tc.row0, tc.col0, wg, t128);
+        }
+        return;
+    }
+
+    if (threadIdx.x == 0) {
+        for (int st = 0; st < STAGES; ++st) {
+            ak_mbar_init(bar_full(sbase, st), 1);                // the producer's arrival + the TMA bytes
+            ak_mbar_init(bar_empty(sbase, st), 4 * kConsumers);  // one arrival per consumer warp
+        }
+        ak_mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (wg < 0) {
+        // Producer warpgroup: one thread issues every TMA load; the ring continues across tiles. The gate
+        // rows of a tile are rows col0.. of [w_gate; w_up], its up rows F + col0..; rows of a partial tile
+        // past F read the next block's rows (or zeros past 2F) and only feed columns that are not stored.
+        if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
+        if (threadIdx.x == 0) {
+            int it = 0;
+            for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+                const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
+                for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+                    const int st = it % STAGES;
+                    if (it >= STAGES) ak_mbar_wait(bar_empty(sbase, st), (it / STAGES - 1) & 1);
+                    const unsigned full = bar_full(sbase, st);
+                    const unsigned dst = sbase + st * kStageBytes;
+                    ak_mbar_expect_tx(full, kStageBytes);
+                    ak_tma_load_2d(dst, &args.tma[0], kt * kStageK, tc.row0, full);
+                    ak_tma_load_2d(dst + kXBytes, &args.tma[1], kt * kStageK, tc.col0, full);
+                    ak_tma_load_2d(dst + kXBytes + kWBytes, &args.tma[1], kt * kStageK, f + tc.col0, full);
+                }
+            }
+        }
+        return;
+    }
+
+    // Consumer warpgroups.
+    if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
+    const bool warp_leader = t128 % 32 == 0;
+    float gate[BLOCK_F / 8][4], up[BLOCK_F / 8][4];
+    int it = 0;
+    for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+        const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
+        {
+            const int st = it % STAGES;
+            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+            fence_acc(gate, up);
+            ak_wgmma_fence();
+            consume_stage(gate, up, sbase + st * kStageBytes, wg, true);
+            ak_wgmma_commit();
+            ++it;
+        }
+        for (int kt = 1; kt < k_tiles; ++kt, ++it) {
+            const int st = it % STAGES;
+            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+            ak_wgmma_fence();
+            consume_stage(gate, up, sbase + st * kStageBytes, wg, false);
+            ak_wgmma_commit();
+            ak_wgmma_wait<1>();
+            __syncwarp();
+            ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
+        }
+        ak_wgmma_wait<0>();
+        fence_acc(gate, up);
+        __syncwarp();
+        ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
+        store_tile(args, gate, up, tc.row0, tc.col0, wg, t128);
+    }
+}
+#endif  // MLP_FUSED

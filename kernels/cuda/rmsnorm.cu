@@ -9,12 +9,22 @@
 // ROW_CACHE elements, all loads are issued before the reduction and x is read once. Rows that do not fit
 // (cols > ROW_CACHE * threads per row) take the two-pass path.
 //
+// PEEL = 1 (VEC > 1): rows whose length or start breaks VEC alignment still take vector loads, a scalar
+// head up to the alignment boundary and a scalar tail around the vector body; y and the weight move as
+// vectors where they are aligned as x is, else element by element. PEEL = 0: such rows run scalar.
+// UNROLL batches that many vector loads before using any.
+// SMEM_ROW > 0 stages each row in SMEM_ROW KiB of dynamic shared memory per block (split among its
+// ROWS_PER_BLOCK rows) with 16-byte cp.async copies, all in flight at once: x is read from HBM once and
+// the second pass reads shared memory. Rows that do not fit take the two-pass path.
+//
 // @autokernel type rmsnorm
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers between the passes (0: re-read the row)
+// @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
+// @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -33,44 +43,59 @@
 #ifndef ROW_CACHE
 #define ROW_CACHE 0
 #endif
+#ifndef PEEL
+#define PEEL 1
+#endif
+#ifndef SMEM_ROW
+#define SMEM_ROW 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
+constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(ROW_CACHE % VEC == 0, "ROW_CACHE must be a multiple of VEC");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
               "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
 
+static_assert(SMEM_ROW == 0 || ROW_CACHE == 0, "SMEM_ROW and ROW_CACHE both hold the row: choose one");
+static_assert(SMEM_ROW <= 226, "SMEM_ROW: at most 226 KiB of shared memory per block (227 KB on Hopper)");
+static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
+              "SMEM_ROW: at least 1 KiB of shared memory per row (SMEM_ROW * 1024 / ROWS_PER_BLOCK)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
+#endif
+
+constexpr int kStageBytesPerRow = SMEM_ROW * 1024 / ROWS_PER_BLOCK / 16 * 16;
+// Blocks per SM that SMEM_ROW leaves room for (228 KB per SM, 1 KB of it reserved per block), at most 1024
+// threads' worth: __launch_bounds__ sets the register budget for that many, so the registers do not cap
+// the rows in flight below what the shared memory holds (a budget for 2048 threads, 32 registers, spills).
+constexpr int kStageBlocks = SMEM_ROW == 0 ? 1 : (228 / (SMEM_ROW + 1) < 1024 / BLOCK_THREADS ? 228 / (SMEM_ROW + 1) : 1024 / BLOCK_THREADS);
+
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ BLOCK_THREADS, 1, 1,
     /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
+    /* tile_m, tile_n */ 0, 0,
+    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* dynamic_smem_bytes */ SMEM_ROW * 1024,
 };
 
-// One row, V elements per access (V == 1: scalar). `lane` is the thread's index within the row's group.
-template <int V>
-__device__ __forceinline__ void rmsnorm_row(const ak_t* x, const ak_t* w, ak_t* y, int cols, float eps,
-                                            int lane, bool active, float* scratch) {
-    const int chunks = active ? cols / V : 0;  // V divides cols on the vector path
+// Part `p` of the row (the whole row, split for V-element vectors) read from `src` (the row or its
+// staged copy): the sum of squares, then y = x * inv_rms * weight.
+template <int V, int Unroll>
+__device__ __forceinline__ void rmsnorm_part(const ak_t* src, const ak_t* w, ak_t* y, const ak_row_part& p, bool y_vec,
+                                             bool w_vec, int cols, float eps, int lane, float* scratch) {
     float sum_sq = 0.f;
-#pragma unroll kUnroll
-    for (int i = lane; i < chunks; i += kThreadsPerRow) {
-        float v[V];
-        ak_load<V>(x + i * V, v);
+    ak_part_fold<V, kThreadsPerRow, Unroll>(src, p, lane, [&](const auto& v) {
+        constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
-        for (int j = 0; j < V; ++j) sum_sq = fmaf(v[j], v[j], sum_sq);
-    }
+        for (int j = 0; j < K; ++j) sum_sq = fmaf(v[j], v[j], sum_sq);
+    });
     sum_sq = ak_group_sum<kThreadsPerRow>(sum_sq, scratch);
     const float inv_rms = 1.0f / sqrtf(sum_sq / (float)cols + eps);
-#pragma unroll kUnroll
-    for (int i = lane; i < chunks; i += kThreadsPerRow) {
-        float v[V], g[V];
-        ak_load<V>(x + i * V, v);
-        ak_load<V>(w + i * V, g);
-#pragma unroll
-        for (int j = 0; j < V; ++j) v[j] = v[j] * inv_rms * g[j];
-        ak_store<V>(y + i * V, v);
-    }
+    ak_part_map<V, kThreadsPerRow, Unroll, true>(src, w, y, p, y_vec, w_vec, lane,
+                                                 [&](float v, float g) { return v * inv_rms * g; });
 }
 
 // The same row with the thread's share held in registers: V-element chunks lane, lane + threads per
@@ -101,21 +126,7 @@ __device__ __forceinline__ void rmsnorm_row_cached(const ak_t* x, const ak_t* w,
     }
 }
 
-// Cached when ROW_CACHE is on and the row fits (the same answer for every thread of the block).
-template <int V>
-__device__ __forceinline__ void rmsnorm_row_any(const ak_t* x, const ak_t* w, ak_t* y, int cols, float eps,
-                                                int lane, bool active, float* scratch) {
-    if constexpr (ROW_CACHE > 0) {
-        constexpr int kSlots = ROW_CACHE / V;
-        if (cols / V <= kSlots * kThreadsPerRow) {
-            rmsnorm_row_cached<V, kSlots>(x, w, y, cols, eps, lane, active, scratch);
-            return;
-        }
-    }
-    rmsnorm_row<V>(x, w, y, cols, eps, lane, active, scratch);
-}
-
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_rmsnorm_args args) {
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_rmsnorm_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];
     const int group = threadIdx.x / kThreadsPerRow;
     const int lane = threadIdx.x % kThreadsPerRow;
@@ -125,10 +136,38 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS) ak_kernel0(ak_rmsnor
     const ak_t* x = args.x + offset;
     ak_t* y = args.y + offset;
 
-    const bool vector_ok = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.x) &&
-                           ak_aligned<VEC>(args.y) && ak_aligned<VEC>(args.weight);
+    const int cols = active ? args.cols : 0;
+
+    if constexpr (SMEM_ROW > 0) {
+        extern __shared__ __align__(16) unsigned char smem[];
+        constexpr int kV = AK_STAGE_V;
+        if (ak_stage_elems(args.cols + kV) * (int)sizeof(ak_t) <= kStageBytesPerRow) {  // the same in every block
+            const ak_row_part p = ak_split_row<kV>(x, cols);
+            const ak_t* s = ak_stage_part<kThreadsPerRow>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
+            ak_stage_wait();
+            rmsnorm_part<kV, 1>(s, args.weight, y, p, ak_coaligned<kV>(x, y), ak_coaligned<kV>(x, args.weight), args.cols,
+                                args.eps, lane, scratch);
+            return;
+        }
+    }
+    if constexpr (ROW_CACHE > 0) {  // rows that do not fit take the two-pass path below
+        const bool cache_vec = VEC > 1 && args.cols % VEC == 0 && ak_aligned<VEC>(args.x) && ak_aligned<VEC>(args.y) &&
+                               ak_aligned<VEC>(args.weight);
+        if (cache_vec && args.cols / VEC <= ROW_CACHE / VEC * kThreadsPerRow) {
+            rmsnorm_row_cached<VEC, ROW_CACHE / VEC>(x, args.weight, y, args.cols, args.eps, lane, active, scratch);
+            return;
+        }
+        if (!cache_vec && args.cols <= ROW_CACHE * kThreadsPerRow) {
+            rmsnorm_row_cached<1, ROW_CACHE>(x, args.weight, y, args.cols, args.eps, lane, active, scratch);
+            return;
+        }
+    }
+    const bool vector_ok = kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x) &&
+                                                      ak_aligned<kVec>(args.y) && ak_aligned<kVec>(args.weight)));
     if (vector_ok)  // the same for every thread of the block: no divergence around the reductions
-        rmsnorm_row_any<VEC>(x, args.weight, y, args.cols, args.eps, lane, active, scratch);
+        rmsnorm_part<kVec, kUnroll>(x, args.weight, y, ak_split_row<kVec>(x, cols), ak_coaligned<kVec>(x, y),
+                                   ak_coaligned<kVec>(x, args.weight), args.cols, args.eps, lane, scratch);
     else
-        rmsnorm_row_any<1>(x, args.weight, y, args.cols, args.eps, lane, active, scratch);
+        rmsnorm_part<1, kUnroll>(x, args.weight, y, ak_split_row<1>(x, cols), true, true, args.cols, args.eps, lane,
+                                 scratch);
 }

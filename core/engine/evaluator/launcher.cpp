@@ -88,7 +88,7 @@ ArgsLayout args_layout(KernelType t) {
     case KernelType::LayerNorm: return {sizeof(ak_layernorm_args), 0};
     case KernelType::RmsNorm: return {sizeof(ak_rmsnorm_args), 0};
     case KernelType::FlashAttention: return {sizeof(ak_flash_attention_args), 3};
-    case KernelType::FusedMlp: return {sizeof(ak_fused_mlp_args), 0};
+    case KernelType::FusedMlp: return {sizeof(ak_fused_mlp_args), 3};
     case KernelType::CrossEntropy: return {sizeof(ak_cross_entropy_args), 0};
     case KernelType::RotaryEmbedding: return {sizeof(ak_rotary_args), 0};
     case KernelType::Reduce: return {sizeof(ak_reduce_args), 0};
@@ -97,7 +97,8 @@ ArgsLayout args_layout(KernelType t) {
 }
 
 static_assert(sizeof(ak_stage) == 25 * sizeof(int), "ak_stage layout changed: update the launcher");
-static_assert(offsetof(ak_matmul_args, tma) == 0 && offsetof(ak_flash_attention_args, tma) == 0,
+static_assert(offsetof(ak_matmul_args, tma) == 0 && offsetof(ak_flash_attention_args, tma) == 0 &&
+                  offsetof(ak_fused_mlp_args, tma) == 0,
               "the launcher expects the tensor maps at offset 0");
 static_assert(sizeof(ak_matmul_args) <= kArgsCapacity && sizeof(ak_flash_attention_args) <= kArgsCapacity &&
                   sizeof(ak_fused_mlp_args) <= kArgsCapacity,

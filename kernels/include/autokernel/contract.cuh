@@ -159,7 +159,10 @@ struct ak_flash_attention_args {
 // `gate_up` = workspace as [m, 2f] (written by AK_LIB_MLP_GATE_UP_GEMM), `hidden` = [m, f] right after it
 // (read by AK_LIB_MLP_DOWN_GEMM). A stage sequence library -> kernel -> library fuses the activation
 // between vendor GEMMs; a candidate may also do everything in its own kernels.
+// Tensor maps (when a stage declares TMA boxes): 0 = x [m, d], 1 = [w_gate; w_up] as one [2f, d] tensor
+// (gate rows first), 2 = w_down [d, f].
 struct ak_fused_mlp_args {
+    ak_tensor_map tma[3];            // filled when a stage declares TMA boxes (x, w_gate_up, w_down)
     AK_PTR(const ak_t) x;
     AK_PTR(const ak_t) w_gate;
     AK_PTR(const ak_t) w_up;

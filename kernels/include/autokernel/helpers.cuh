@@ -225,4 +225,266 @@ __device__ __forceinline__ void ak_load_slots(const ak_t* x, int chunks, int lan
     }
 }
 
+// ---- rows that break alignment: a scalar head, a vector body, a scalar tail ---------------------------
+
+// Loads / stores V elements at p (aligned as ak_vec<V>) from / to a float array given by pointer.
+template <int V>
+__device__ __forceinline__ void ak_load_to(const ak_t* p, float* out) {
+    const ak_vec<V> v = *reinterpret_cast<const ak_vec<V>*>(p);
+#pragma unroll
+    for (int i = 0; i < V; ++i) out[i] = ak_to_float(v.v[i]);
+}
+template <int V>
+__device__ __forceinline__ void ak_store_from(ak_t* p, const float* in) {
+    ak_vec<V> v;
+#pragma unroll
+    for (int i = 0; i < V; ++i) v.v[i] = ak_from_float(in[i]);
+    *reinterpret_cast<ak_vec<V>*>(p) = v;
+}
+
+// A part of a row (all of it, or one block's share of it under a cluster split): columns
+// [begin, begin + head + chunks * V + tail) of the row, where column begin + head is the first one whose
+// address is aligned for ak_vec<V>. A row of odd length in fp16 starts at a different element offset in
+// every row, so the head (0 .. V-1 elements) differs per row.
+struct ak_row_part {
+    int begin;   // first column of the part
+    int head;    // scalar columns before the vector body
+    int chunks;  // V-element vector chunks of the body
+    int tail;    // scalar columns after it
+};
+
+// The whole row of `cols` elements at `row` (any ak_t-aligned address) split for V-element vectors.
+template <int V>
+__device__ __forceinline__ ak_row_part ak_split_row(const ak_t* row, int cols) {
+    const int misalign = int((reinterpret_cast<unsigned long long>(row) / sizeof(ak_t)) % V);
+    int head = misalign == 0 ? 0 : V - misalign;
+    if (head > cols) head = cols;
+    const int chunks = (cols - head) / V;
+    return {0, head, chunks, cols - head - chunks * V};
+}
+
+// Share `rank` of `parts` of a split row: the body's chunks divided into contiguous ranges of
+// ceil(chunks / parts), the head going with the first share and the tail with the last. Shares past
+// the chunks are empty (a short row under a wide cluster).
+template <int V>
+__device__ __forceinline__ ak_row_part ak_row_share(const ak_row_part& whole, int rank, int parts) {
+    if (parts <= 1) return whole;
+    const int per = (whole.chunks + parts - 1) / parts;
+    int first = rank * per;
+    if (first > whole.chunks) first = whole.chunks;
+    int last = first + per;
+    if (last > whole.chunks) last = whole.chunks;
+    ak_row_part p;
+    p.head = rank == 0 ? whole.head : 0;
+    p.begin = rank == 0 ? 0 : whole.head + first * V;
+    p.chunks = last - first;
+    p.tail = rank == parts - 1 ? whole.tail : 0;
+    return p;
+}
+
+// True when `other` (a row of another tensor with the same length) is aligned where `row` is, so one
+// split serves both (the usual case: both bases 16-byte aligned).
+template <int V>
+__device__ __forceinline__ bool ak_coaligned(const void* row, const void* other) {
+    return (reinterpret_cast<unsigned long long>(other) - reinterpret_cast<unsigned long long>(row)) %
+               (V * sizeof(ak_t)) == 0;
+}
+
+// Visits this thread's elements of part `p` of the row `x`: head columns lane, lane + STRIDE, ... one
+// at a time; body chunks lane, lane + STRIDE, ... in batches of Unroll chunks whose loads are all issued
+// first; tail columns like the head. `fold(v)` gets a float array (1, V or Unroll * V elements; use
+// sizeof(v) / sizeof(float)). The order is fixed by the shape, so results are bitwise reproducible.
+template <int V, int STRIDE, int Unroll, class Fold>
+__device__ __forceinline__ void ak_part_fold(const ak_t* x, const ak_row_part& p, int lane, Fold&& fold) {
+    for (int c = lane; c < p.head; c += STRIDE) {
+        const float v[1] = {ak_to_float(x[p.begin + c])};
+        fold(v);
+    }
+    const ak_t* body = x + p.begin + p.head;
+    int i = lane;
+    if constexpr (Unroll > 1) {
+        for (; i + (Unroll - 1) * STRIDE < p.chunks; i += Unroll * STRIDE) {
+            float v[Unroll * V];
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) ak_load_to<V>(body + (i + u * STRIDE) * V, v + u * V);
+            fold(v);
+        }
+    }
+    for (; i < p.chunks; i += STRIDE) {
+        float v[V];
+        ak_load_to<V>(body + i * V, v);
+        fold(v);
+    }
+    const ak_t* tail = body + p.chunks * V;
+    for (int c = lane; c < p.tail; c += STRIDE) {
+        const float v[1] = {ak_to_float(tail[c])};
+        fold(v);
+    }
+}
+
+// y[c] = fn(x[c], w[c]) over this thread's elements of part `p` (same visiting order as ak_part_fold),
+// reading x from `src` (the row itself, or its staged copy: any pointer whose element c is column c) and,
+// with SIDE, w from `side` (a per-column input such as a norm's weight; without it w = 0). `y_vec` /
+// `side_vec`: y / side are aligned where x is (ak_coaligned), so body chunks move as vectors; otherwise
+// element by element.
+template <int V, int STRIDE, int Unroll, bool SIDE, class Fn>
+__device__ __forceinline__ void ak_part_map(const ak_t* src, const ak_t* side, ak_t* y, const ak_row_part& p,
+                                            bool y_vec, bool side_vec, int lane, Fn&& fn) {
+    for (int c = lane; c < p.head; c += STRIDE) {
+        const int col = p.begin + c;
+        y[col] = ak_from_float(fn(ak_to_float(src[col]), SIDE ? ak_to_float(side[col]) : 0.f));
+    }
+    const int body_col = p.begin + p.head;
+    auto body_store = [&](int col, float* v) {
+        float w[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) w[j] = 0.f;
+        if constexpr (SIDE) {
+            if (side_vec) {
+                ak_load_to<V>(side + col, w);
+            } else {
+#pragma unroll
+                for (int j = 0; j < V; ++j) w[j] = ak_to_float(side[col + j]);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = fn(v[j], w[j]);
+        if (y_vec) {
+            ak_store_from<V>(y + col, v);
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j) y[col + j] = ak_from_float(v[j]);
+        }
+    };
+    int i = lane;
+    if constexpr (Unroll > 1) {
+        for (; i + (Unroll - 1) * STRIDE < p.chunks; i += Unroll * STRIDE) {
+            float v[Unroll][V];
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) ak_load_to<V>(src + body_col + (i + u * STRIDE) * V, v[u]);
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) body_store(body_col + (i + u * STRIDE) * V, v[u]);
+        }
+    }
+    for (; i < p.chunks; i += STRIDE) {
+        float v[V];
+        ak_load_to<V>(src + body_col + i * V, v);
+        body_store(body_col + i * V, v);
+    }
+    const int tail_col = body_col + p.chunks * V;
+    for (int c = lane; c < p.tail; c += STRIDE) {
+        const int col = tail_col + c;
+        y[col] = ak_from_float(fn(ak_to_float(src[col]), SIDE ? ak_to_float(side[col]) : 0.f));
+    }
+}
+
+// Folds V values into a running max (the max pass of a two-pass softmax).
+template <int V>
+__device__ __forceinline__ void ak_max_add(const float (&v)[V], float& run_max) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) run_max = fmaxf(run_max, v[j]);
+}
+
+// ---- a row part staged in shared memory (cp.async, sm_80+) -------------------------------------------
+
+// The vector width the peeled paths use for a VEC tunable: VEC elements, at most 16 bytes (the widest load
+// of sm_90; a 32-byte fp32 "vector" would be two loads and costs registers, or spills).
+#define AK_VEC16(v) ((v) * int(sizeof(ak_t)) > 16 ? 16 / int(sizeof(ak_t)) : (v))
+
+// Elements per 16-byte cp.async copy.
+#define AK_STAGE_V (16 / int(sizeof(ak_t)))
+
+// Shared-memory elements that stage a part of at most `cols` columns (ak_stage_part's layout).
+__host__ __device__ constexpr int ak_stage_elems(int cols) { return cols + 2 * (16 / int(sizeof(ak_t))); }
+
+// Copies this thread's elements of part `p` (split for AK_STAGE_V) of row `x` into `stage` (16-byte
+// aligned, at least ak_stage_elems(part columns) elements): the body with 16-byte cp.async (L1
+// bypassed, nothing through registers), head and tail with plain loads. Returns the pointer whose
+// element c is column c of the row (element begin + head lands on stage + AK_STAGE_V, 16-byte aligned).
+// Call ak_stage_wait before reading it; each thread's share is the one ak_part_fold / ak_part_map give it.
+template <int STRIDE>
+__device__ __forceinline__ const ak_t* ak_stage_part(const ak_t* x, const ak_row_part& p, ak_t* stage, int lane) {
+    constexpr int kV = AK_STAGE_V;
+    ak_t* body = stage + kV;
+    const int body_col = p.begin + p.head;
+    for (int c = lane; c < p.head; c += STRIDE) body[c - p.head] = x[p.begin + c];
+    const unsigned body_smem = unsigned(__cvta_generic_to_shared(body));
+    for (int i = lane; i < p.chunks; i += STRIDE)
+        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(body_smem + unsigned(i) * 16u),
+                     "l"(x + body_col + i * kV)
+                     : "memory");
+    for (int c = lane; c < p.tail; c += STRIDE) body[p.chunks * kV + c] = x[body_col + p.chunks * kV + c];
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    return reinterpret_cast<const ak_t*>(reinterpret_cast<unsigned long long>(body) -
+                                         (unsigned long long)body_col * sizeof(ak_t));
+}
+
+// Waits for this thread's cp.async copies, then for the block's (every thread must call it).
+__device__ __forceinline__ void ak_stage_wait() {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+}
+
+// ---- thread-block clusters (sm_90): distributed shared memory ----------------------------------------
+
+__device__ __forceinline__ int ak_cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return int(r);
+}
+
+// Every thread of every block of the cluster must call it; shared-memory writes before it are visible
+// to the cluster after it.
+__device__ __forceinline__ void ak_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Reads the float at `p` (this block's shared memory) in the shared memory of cluster block `rank`.
+__device__ __forceinline__ float ak_cluster_load(const float* p, int rank) {
+    unsigned local = unsigned(__cvta_generic_to_shared(p)), remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    float v;
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+    return v;
+}
+
+// Combines (max, sum of exp(x - max)) of slot `slot` over the PARTS blocks of the cluster, in rank order,
+// so every block gets the same bits. `xch` is shared memory of 2 floats per slot; `writer` is one thread
+// per slot. Every thread of the block must call it (two cluster barriers).
+template <int PARTS, bool FastExp = false>
+__device__ __forceinline__ void ak_cluster_online(float& run_max, float& run_sum, float* xch, int slot, bool writer) {
+    if (writer) {
+        xch[2 * slot] = run_max;
+        xch[2 * slot + 1] = run_sum;
+    }
+    ak_cluster_sync();
+    float m[PARTS], s[PARTS];
+    float total_max = AK_NEG_INF;
+#pragma unroll
+    for (int k = 0; k < PARTS; ++k) {
+        m[k] = ak_cluster_load(xch + 2 * slot, k);
+        s[k] = ak_cluster_load(xch + 2 * slot + 1, k);
+        total_max = fmaxf(total_max, m[k]);
+    }
+    float total = 0.f;
+#pragma unroll
+    for (int k = 0; k < PARTS; ++k)
+        total += m[k] == AK_NEG_INF ? 0.f : s[k] * ak_exp<FastExp>(m[k] - total_max);
+    ak_cluster_sync();  // no block leaves (or reuses xch) while another still reads it
+    run_max = total_max;
+    run_sum = total;
+}
+
+// Sums v of slot `slot` over the PARTS blocks of the cluster in rank order (see ak_cluster_online).
+template <int PARTS>
+__device__ __forceinline__ float ak_cluster_sum(float v, float* xch, int slot, bool writer) {
+    if (writer) xch[slot] = v;
+    ak_cluster_sync();
+    float total = 0.f;
+#pragma unroll
+    for (int k = 0; k < PARTS; ++k) total += ak_cluster_load(xch + slot, k);
+    ak_cluster_sync();
+    return total;
+}
+
 #endif  // AUTOKERNEL_HELPERS_CUH

@@ -129,6 +129,23 @@ TEST(Orchestrator, ReportHasEveryKernelAndTheAmdahlProjection) {
     EXPECT_NE(report.find("limit 2.00x"), std::string::npos) << report;  // 1 / (1 - 0.5)
 }
 
+TEST(Orchestrator, ReportProjectsTheProfiledModelFromSpeedupsOverPyTorch) {
+    // Shares from a profile; the model ran PyTorch's kernels, so its projection uses the speedups over
+    // PyTorch: rms 2x (share 0.3), soft slower than PyTorch (0.5x, not substituted: 1x).
+    const SessionInfo info = info_with({{"rms", 0.3}, {"soft", 0.2}});
+    std::vector<Experiment> all = {exp_of(0, "rms", Outcome::Baseline, 100), exp_of(1, "soft", Outcome::Baseline, 50),
+                                   exp_of(2, "rms", Outcome::Kept, 50), exp_of(3, "soft", Outcome::Kept, 40)};
+    all[2].speedup_vs_pytorch = 2.0;
+    all[3].speedup_vs_pytorch = 0.5;
+    const std::string report = orchestrator_report(kernel_statuses(info, all));
+    // 1 / (1 - 0.3 * (1 - 1/2)) = 1.176
+    EXPECT_NE(report.find("projected end-to-end speedup of the profiled model: 1.176x"), std::string::npos) << report;
+    // Without any speedup over PyTorch there is nothing to project.
+    all[2].speedup_vs_pytorch.reset();
+    all[3].speedup_vs_pytorch.reset();
+    EXPECT_EQ(orchestrator_report(kernel_statuses(info, all)).find("profiled model"), std::string::npos);
+}
+
 TEST(Orchestrator, ReportSaysWhenFractionsAreAssumed) {
     const auto statuses = kernel_statuses(info_with({{"a", 0}, {"b", 0}}), {exp_of(0, "a", Outcome::Baseline, 10),
                                                                         exp_of(1, "a", Outcome::Kept, 5)});

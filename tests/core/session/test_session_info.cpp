@@ -58,3 +58,31 @@ TEST(SessionInfo, ErrorsNameTheFieldAndOrigin) {
     EXPECT_NE(error_text("[1,2]").find("x/session.json"), std::string::npos);
     EXPECT_NE(error_text("{\"name\": ").find("not valid JSON"), std::string::npos);
 }
+
+TEST(SessionInfo, ProfileOriginRoundTripsAndIsOptional) {
+    SessionInfo info;
+    info.name = "gpt2";
+    info.kernels = {{"matmul", "matmul", "2048x3072x768", 0.36}};
+    EXPECT_EQ(format_session_info(info).find("\"profile\""), std::string::npos);  // hand-made: no profile field
+    EXPECT_FALSE(parse_session_info(format_session_info(info), "s").profile);
+
+    ProfileOrigin p;
+    p.file = "out/profile.json";
+    p.kind = "builtin";
+    p.model = "gpt2";
+    p.options = "batch 4, seq 512, fp16, inference";
+    p.gpu = "NVIDIA H200";
+    p.recorded_utc = "2026-12-02T04:00:00Z";
+    p.gpu_time_us_per_iteration = 1475.5;
+    info.profile = p;
+    const SessionInfo back = parse_session_info(format_session_info(info), "s");
+    ASSERT_TRUE(back.profile);
+    EXPECT_EQ(back.profile->file, "out/profile.json");
+    EXPECT_EQ(back.profile->model, "gpt2");
+    EXPECT_EQ(back.profile->options, p.options);
+    EXPECT_EQ(back.profile->gpu, "NVIDIA H200");
+    EXPECT_EQ(back.profile->recorded_utc, p.recorded_utc);
+    EXPECT_DOUBLE_EQ(back.profile->gpu_time_us_per_iteration, 1475.5);
+    EXPECT_NE(error_text("{\"profile\": [1]}").find("'profile'"), std::string::npos);
+    EXPECT_NE(error_text("{\"profile\": {\"gpu\": 7}}").find("'profile.gpu'"), std::string::npos);
+}

@@ -137,6 +137,25 @@ public:
         store_args(a, args, args_size, "ak_fused_mlp_args");
     }
 
+    // Operands 0, 1, 2: x [M, D], w_gate_up [2F, D] (the concatenated weight: gate rows, then up rows),
+    // w_down [D, F].
+    bool tma_operand(int index, const Problem& p, const CaseTensors& t, void** base, int64_t* rows,
+                     int64_t* cols) const override {
+        const MlpDims m = mlp_dims(p);
+        const auto set = [&](void* address, int64_t r, int64_t c) {
+            *base = address;
+            *rows = r;
+            *cols = c;
+            return true;
+        };
+        switch (index) {
+        case 0: return set(tensor_address(t.inputs.at(0), "x"), m.m, m.d);
+        case 1: return set(tensor_address(t.inputs.at(4), "w_gate_up"), 2 * m.f, m.d);
+        case 2: return set(tensor_address(t.inputs.at(3), "w_down"), m.d, m.f);
+        default: return false;
+        }
+    }
+
     int64_t rows(const Problem& p) const override { return mlp_dims(p).m; }
     int64_t tiles_m(const Problem& p) const override { return mlp_dims(p).m; }
     int64_t tiles_n(const Problem& p) const override { return mlp_dims(p).d; }

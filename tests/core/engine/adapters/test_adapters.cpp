@@ -527,6 +527,33 @@ TEST(AdapterArgs, MatmulTmaOperandsAreAThenBThenC) {
     EXPECT_EQ(a.k, 48);
 }
 
+// fused_mlp's tensor maps: x [M, D], the concatenated [w_gate; w_up] as one [2F, D] tensor (the gate rows
+// first, so w_gate's storage), w_down [D, F]; nothing past operand 2.
+TEST(AdapterArgs, FusedMlpTmaOperandsAreXThenGateUpThenDown) {
+    auto adapter = make_fused_mlp_adapter();
+    const Problem p{{{16, 24, 40}}, at::kHalf};
+    at::Generator gen = cpu_generator(33);
+    CaseTensors t;
+    t.inputs = adapter->make_inputs(p, InputKind::Regular, gen);
+    t.output = at::empty({16, 24}, at::kHalf);
+    void* base = nullptr;
+    int64_t rows = 0, cols = 0;
+    ASSERT_TRUE(adapter->tma_operand(0, p, t, &base, &rows, &cols));
+    EXPECT_EQ(base, t.inputs[0].data_ptr());
+    EXPECT_EQ(rows, 16);
+    EXPECT_EQ(cols, 24);
+    ASSERT_TRUE(adapter->tma_operand(1, p, t, &base, &rows, &cols));
+    EXPECT_EQ(base, t.inputs[1].data_ptr());  // w_gate is the first half of w_gate_up
+    EXPECT_EQ(base, t.inputs[4].data_ptr());
+    EXPECT_EQ(rows, 80);
+    EXPECT_EQ(cols, 24);
+    ASSERT_TRUE(adapter->tma_operand(2, p, t, &base, &rows, &cols));
+    EXPECT_EQ(base, t.inputs[3].data_ptr());
+    EXPECT_EQ(rows, 24);
+    EXPECT_EQ(cols, 40);
+    EXPECT_FALSE(adapter->tma_operand(3, p, t, &base, &rows, &cols));
+}
+
 TEST(AdapterArgs, RotaryRowsAreBatchTimesHeadsTimesSeq) {
     auto adapter = make_rotary_embedding_adapter();
     const Problem p{{{2, 3, 7, 64}}, at::kFloat};

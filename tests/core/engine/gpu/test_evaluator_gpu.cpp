@@ -8,6 +8,8 @@
 #include "engine/kernel_contract.h"
 #include "gpu/device_query.h"
 #include "../flash_attention_variants.h"
+#include "../row_kernel_variants.h"
+#include "../gemm_variants.h"
 #include "util/durable_file.h"
 #include "util/error.h"
 
@@ -218,6 +220,44 @@ std::vector<Variant> flash_attention_suite() {
     return out;
 }
 INSTANTIATE_TEST_SUITE_P(GpuFlashAttention, StarterVariantPasses, ::testing::ValuesIn(flash_attention_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The row starters' long-row variants (row_kernel_variants.h, also compiled by test_engine without a GPU):
+// the peeled vector body, rows staged in shared memory and rows split across clusters pass the five stages
+// in fp16, bf16 and fp32, the odd-length rows (50257, 4097, 1537, 1023 columns, where every row starts at
+// another element offset) and the short rows of the edge stage included.
+std::vector<Variant> row_kernel_suite() {
+    std::vector<Variant> out;
+    for (const auto& v : test::row_kernel_variants()) {
+        const auto type = parse_kernel_type(v.type);
+        if (!type) throw Error(ErrorKind::BadFormat, "row_kernel_variants.h: unknown kernel type " + v.type);
+        out.push_back({*type, v.tunables});
+    }
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuRowVariants, StarterVariantPasses, ::testing::ValuesIn(row_kernel_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The matmul variants (gemm_variants.h, also compiled by test_engine without a GPU): every one passes the
+// five stages in fp16, bf16 and fp32 (fp32 on the FMA path); the wgmma ones take TMA at the smoke, sweep
+// and timing shapes and the bounds-checked fill at the edge sizes (k or n not a multiple of 8).
+std::vector<Variant> matmul_suite() {
+    std::vector<Variant> out;
+    for (const auto& settings : test::matmul_variants()) out.push_back({KernelType::Matmul, settings});
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuMatmul, StarterVariantPasses, ::testing::ValuesIn(matmul_suite()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
+
+// The fused_mlp variants (gemm_variants.h): the fused gate/up + SwiGLU kernel before the library down GEMM
+// passes the five stages in fp16 and bf16 (TMA at the smoke, sweep and timing shapes, D = 512 with F = 1537
+// and 2753 included; the bounds-checked fill at D = 33 and 127), fp32 on the library path.
+std::vector<Variant> fused_mlp_suite() {
+    std::vector<Variant> out;
+    for (const auto& settings : test::fused_mlp_variants()) out.push_back({KernelType::FusedMlp, settings});
+    return out;
+}
+INSTANTIATE_TEST_SUITE_P(GpuFusedMlp, StarterVariantPasses, ::testing::ValuesIn(fused_mlp_suite()),
                          [](const ::testing::TestParamInfo<Variant>& info) { return variant_name(info.param); });
 
 // flash_attention is timed against every SDPA backend that takes the inputs (cuDNN, flash, memory-efficient

@@ -1,0 +1,58 @@
+#pragma once
+// The memory-bound row starters' long-row variants (kernels/cuda/softmax.cu, cross_entropy.cu, rmsnorm.cu,
+// reduce.cu: PEEL, SMEM_ROW, CLUSTER, ONLINE with batched loads) that the tests hold to account, one list
+// for two suites: each compiles through NVRTC for sm_90a in every dtype (test_engine,
+// test_row_kernel_variants.cpp, no GPU needed) and passes all five correctness stages in every dtype on a
+// GPU (test_evaluator_gpu, StarterVariantPasses/GpuRowVariants).
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ak::test {
+
+struct RowKernelVariant {
+    std::string type;  // the starter: kernels/cuda/<type>.cu
+    std::vector<std::pair<std::string, std::string>> tunables;
+};
+
+// Together they cover every path: the peeled vector body (head, body, tail; y stored as vectors) with
+// batched loads, one-pass (online) and two-pass statistics; rows staged in shared memory by cp.async
+// (one and several rows per block, rows too long for the stage falling back to streaming), also double
+// buffered by persistent blocks (PIPELINE: 200 KiB holds two fp16 rows of 50257; 52 KiB streams them); rows split
+// across clusters of 2, 4 and 8 blocks with distributed shared memory reductions, streamed and staged;
+// the fused mean of cross_entropy under a cluster.
+inline const std::vector<RowKernelVariant>& row_kernel_variants() {
+    static const std::vector<RowKernelVariant> variants = {
+        {"softmax", {{"VEC", "8"}}},
+        {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
+        {"softmax", {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},
+        {"softmax", {{"BLOCK_THREADS", "512"}, {"ROWS_PER_BLOCK", "4"}, {"VEC", "8"}, {"SMEM_ROW", "52"}, {"FAST_EXP", "1"}}},
+        {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"CLUSTER", "4"}}},
+        {"softmax", {{"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "52"}, {"CLUSTER", "2"}}},  // 256 threads
+        {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}}},
+        {"softmax", {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "200"}, {"PIPELINE", "1"}}},
+        {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "52"}, {"PIPELINE", "1"}}},
+        {"cross_entropy", {{"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
+        {"cross_entropy", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}}},
+        {"cross_entropy", {{"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"FUSED_MEAN", "1"}, {"CLUSTER", "8"}}},
+        {"cross_entropy", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"ROWS_PER_BLOCK", "2"}, {"VEC", "8"}, {"SMEM_ROW", "68"}}},
+        {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
+        {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
+        {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},
+        {"rmsnorm", {{"ROWS_PER_BLOCK", "2"}, {"VEC", "8"}, {"SMEM_ROW", "52"}}},
+        {"reduce", {{"VEC", "8"}, {"UNROLL", "4"}}},
+        {"reduce", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "8"}, {"CLUSTER", "2"}}},
+        {"reduce", {{"ROWS_PER_BLOCK", "4"}, {"VEC", "4"}, {"UNROLL", "2"}, {"CLUSTER", "4"}}},
+    };
+    return variants;
+}
+
+// "softmax_VEC8_SMEM_ROW100": a name for test listings.
+inline std::string row_variant_name(const RowKernelVariant& v) {
+    std::string name = v.type;
+    for (const auto& [k, value] : v.tunables) name += "_" + k + value;
+    return name;
+}
+
+}  // namespace ak::test

@@ -27,6 +27,8 @@ QString appUsage()
         "  --demo                  open the bundled demo session\n"
         "  --screenshot FILE.png   render the window offscreen to FILE.png and exit\n"
         "  --size WIDTHxHEIGHT     screenshot size (default 1600x1000)\n"
+        "  --profile FILE.json     open a profile.json on the Profile page\n"
+        "  --page NAME             first page: experiments, profile, roofline or compare\n"
         "  --lang de|en            language of the interface\n"
         "  --version               print versions and exit\n"
         "  --help                  print this help and exit\n");
@@ -75,6 +77,17 @@ AppOptions parseAppOptions(const QStringList& arguments)
                 options.screenshotSize = QSize(match.captured(1).toInt(), match.captured(2).toInt());
             else
                 fail(QCoreApplication::translate("ak::AppOptions", "--size expects WIDTHxHEIGHT, got “%1”.").arg(text));
+        } else if (a == QLatin1String("--profile")) {
+            options.profileFile = value(a);
+        } else if (a == QLatin1String("--page")) {
+            const QString page = value(a).toLower();
+            if (page == QLatin1String("experiments") || page == QLatin1String("profile") ||
+                page == QLatin1String("roofline") || page == QLatin1String("compare"))
+                options.page = page;
+            else if (!page.isEmpty())
+                fail(QCoreApplication::translate("ak::AppOptions",
+                                                 "--page expects experiments, profile, roofline or compare, got “%1”.")
+                         .arg(page));
         } else if (a == QLatin1String("--lang")) {
             const QString lang = value(a).toLower();
             if (lang == QLatin1String("de") || lang == QLatin1String("en"))

@@ -5,6 +5,9 @@
 //   autokernel-workbench --demo                    open the bundled demo session
 //   autokernel-workbench --screenshot OUT.png [SESSION] [--size 1600x1000]
 //                                                  render the window offscreen to OUT.png and exit
+//   autokernel-workbench --profile PROFILE.json    also open a profile (the Profile page)
+//   autokernel-workbench --page experiments|profile|roofline|compare
+//                                                  the page shown first (and the one --screenshot renders)
 //   autokernel-workbench --lang de|en              override the language (else setting, else locale)
 //   autokernel-workbench --version                 print the versions of everything and exit
 #include <QSize>
@@ -21,6 +24,8 @@ struct AppOptions {
     QString screenshotFile;    // --screenshot ("" = interactive)
     QSize screenshotSize{1600, 1000};
     QString language;          // --lang: "de", "en" or "" (not given)
+    QString profileFile;       // --profile ("" = none)
+    QString page;              // --page: "experiments", "profile", "roofline", "compare" or "" (not given)
     QString error;             // non-empty: the command line is wrong; print it with the usage
 };
 

@@ -104,7 +104,13 @@ int main(int argc, char** argv)
             printTo(stderr, QStringLiteral("autokernel-workbench: ") + startupProblem + QLatin1Char('\n'));
             return 1;
         }
-        const ak::ScreenshotResult result = ak::takeScreenshot(sessionDir, options.screenshotFile, options.screenshotSize);
+        ak::ScreenshotRequest request;
+        request.sessionDir = sessionDir;
+        request.profileFile = options.profileFile;
+        request.page = options.page;
+        request.pngFile = options.screenshotFile;
+        request.size = options.screenshotSize;
+        const ak::ScreenshotResult result = ak::takeScreenshot(request);
         if (!result.ok) {
             printTo(stderr, QStringLiteral("autokernel-workbench: screenshot failed: ") + result.error + QLatin1Char('\n'));
             return 1;
@@ -115,6 +121,10 @@ int main(int argc, char** argv)
 
     ak::MainWindow window;
     window.show();
+    if (!options.page.isEmpty())
+        window.showPageNamed(options.page);
+    if (!options.profileFile.isEmpty())
+        window.openProfile(options.profileFile);
     if (!sessionDir.isEmpty())
         window.openSession(sessionDir);
     else if (!startupProblem.isEmpty())

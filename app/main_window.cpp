@@ -3,6 +3,11 @@
 #include "app/app_options.h"
 #include "app/language.h"
 #include "app/loop_worker.h"
+#include "app/pages/compare_page.h"
+#include "app/pages/experiments_page.h"
+#include "app/pages/profile_page.h"
+#include "app/profile_loader.h"
+#include "app/pages/roofline_page.h"
 #include "app/recent_sessions.h"
 #include "app/session_loader.h"
 #include "app/session_watcher.h"
@@ -65,41 +70,8 @@ namespace ak {
 
 namespace {
 
-constexpr Outcome kOutcomes[] = {Outcome::Baseline, Outcome::Kept, Outcome::Reverted, Outcome::Failed};
 constexpr TimelinePlot::Metric kMetrics[] = {TimelinePlot::Metric::Speedup, TimelinePlot::Metric::Throughput,
                                              TimelinePlot::Metric::Latency, TimelinePlot::Metric::Bandwidth};
-
-QString metricName(TimelinePlot::Metric metric) { return TimelinePlot::metricLabel(metric); }
-
-QString metricKey(TimelinePlot::Metric metric)
-{
-    switch (metric) {
-    case TimelinePlot::Metric::Speedup: return QStringLiteral("speedup");
-    case TimelinePlot::Metric::Throughput: return QStringLiteral("throughput");
-    case TimelinePlot::Metric::Latency: return QStringLiteral("latency");
-    case TimelinePlot::Metric::Bandwidth: return QStringLiteral("bandwidth");
-    }
-    return {};
-}
-
-QString shortCommit(const std::string& commit) { return QString::fromStdString(commit.substr(0, 8)); }
-
-// Columns shown by default; the others are one right-click on the header away. (Correctness is
-// hidden: the outcome column marks failures, and the details tab names FAIL, TIMEOUT or CRASH.)
-bool shownByDefault(int column)
-{
-    switch (column) {
-    case ExperimentTableModel::NumberColumn:
-    case ExperimentTableModel::KernelColumn:
-    case ExperimentTableModel::OutcomeColumn:
-    case ExperimentTableModel::LatencyColumn:
-    case ExperimentTableModel::SpeedupColumn:
-    case ExperimentTableModel::DescriptionColumn:
-        return true;
-    default:
-        return false;
-    }
-}
 
 }  // namespace
 
@@ -117,6 +89,25 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_loader, &SessionLoader::refreshFailed, this, &MainWindow::onRefreshFailed);
     connect(m_loader, &SessionLoader::sourcesReady, this, &MainWindow::onSourcesReady);
     connect(m_watcher, &SessionWatcher::changed, this, &MainWindow::onSessionChanged);
+    m_profileLoader = new ProfileLoader(this);
+    connect(m_profileLoader, &ProfileLoader::loaded, this, [this](const ProfilePtr& profile) {
+        m_profile = profile;
+        for (Page* page : m_pageList)
+            page->setProfile(profile);
+        statusBar()->showMessage(tr("Profile %1 opened (read in %2 ms, analysed in %3 ms).")
+                                     .arg(QDir::toNativeSeparators(profile->path))
+                                     .arg(profile->readMs)
+                                     .arg(profile->analysisMs),
+                                 8000);
+        emit profileLoaded(profile->path);
+        checkSettled();
+    });
+    connect(m_profileLoader, &ProfileLoader::failed, this, [this](const QString& path, const QString& message) {
+        reportError(tr("Cannot open profile"),
+                    tr("“%1” could not be opened:\n%2").arg(QDir::toNativeSeparators(path), message));
+        emit profileFailed(message);
+        checkSettled();
+    });
 
     buildActions();
     buildCentralWidget();
@@ -127,7 +118,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         restoreLayout();
     updateTitle();
     updateCounts();
-    m_table->setFocus();
+    m_experimentsPage->setFocus();
     resize(1600, 1000);
     if (m_options.useSettings) {
         QSettings settings;
@@ -170,6 +161,11 @@ void MainWindow::buildActions()
             openSession(demo);
     });
 
+    m_openProfileAction = new QAction(tr("Open &Profile…"), this);
+    m_openProfileAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_openProfileAction->setStatusTip(tr("Open a profile.json written by “autokernel profile”"));
+    connect(m_openProfileAction, &QAction::triggered, this, &MainWindow::chooseProfileFile);
+
     m_reloadAction = new QAction(tr("&Reload"), this);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
     m_reloadAction->setEnabled(false);
@@ -185,7 +181,7 @@ void MainWindow::buildActions()
 
     m_metricGroup = new QActionGroup(this);
     for (TimelinePlot::Metric metric : kMetrics) {
-        QAction* action = m_metricGroup->addAction(metricName(metric));
+        QAction* action = m_metricGroup->addAction(TimelinePlot::metricLabel(metric));
         action->setCheckable(true);
         action->setData(static_cast<int>(metric));
         action->setChecked(metric == TimelinePlot::Metric::Speedup);
@@ -217,7 +213,7 @@ void MainWindow::buildActions()
     connect(m_followAction, &QAction::toggled, this, &MainWindow::setFollowLive);
 
     m_resetPlotAction = new QAction(tr("Reset &Plot View"), this);
-    connect(m_resetPlotAction, &QAction::triggered, this, [this] { m_plot->resetView(); });
+    connect(m_resetPlotAction, &QAction::triggered, this, [this] { timeline()->resetView(); });
 
     m_compareAction = new QAction(tr("&Compare With…"), this);
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
@@ -227,7 +223,10 @@ void MainWindow::buildActions()
 
     m_clearCompareAction = new QAction(tr("C&lear Comparison"), this);
     m_clearCompareAction->setEnabled(false);
-    connect(m_clearCompareAction, &QAction::triggered, this, [this] { setCompareExperiment(-1); });
+    connect(m_clearCompareAction, &QAction::triggered, this, [this] {
+        m_comparePage->pin(-1);
+        setCompareExperiment(-1);
+    });
 
     m_aboutAction = new QAction(tr("&About AutoKernel Workbench"), this);
     m_aboutAction->setMenuRole(QAction::AboutRole);
@@ -241,6 +240,7 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addAction(m_demoAction);
+    file->addAction(m_openProfileAction);
     file->addAction(m_reloadAction);
     file->addSeparator();
     file->addAction(m_screenshotAction);
@@ -248,6 +248,8 @@ void MainWindow::buildMenus()
     file->addAction(m_quitAction);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    QMenu* pageMenu = view->addMenu(tr("&Page"));
+    pageMenu->addActions(m_pageGroup->actions());
     QMenu* metric = view->addMenu(tr("Timeline &Metric"));
     metric->addActions(m_metricGroup->actions());
     view->addAction(m_resetPlotAction);
@@ -268,191 +270,78 @@ void MainWindow::buildMenus()
 
 void MainWindow::buildCentralWidget()
 {
-    // Left: filter bar + table.
-    auto* left = new QWidget;
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(6, 6, 3, 6);
-    leftLayout->setSpacing(4);
-
-    auto* filterRow = new QHBoxLayout;
-    m_filterEdit = new QLineEdit;
-    m_filterEdit->setObjectName(QStringLiteral("filterEdit"));
-    m_filterEdit->setPlaceholderText(tr("Filter by description, kernel, agent…"));
-    m_filterEdit->setClearButtonEnabled(true);
-    m_kernelCombo = new QComboBox;
-    m_kernelCombo->setObjectName(QStringLiteral("kernelCombo"));
-    m_kernelCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_kernelCombo->addItem(tr("All kernels"), QString());
-    filterRow->addWidget(m_filterEdit, 1);
-    filterRow->addWidget(m_kernelCombo);
-    leftLayout->addLayout(filterRow);
-
-    auto* outcomeRow = new QHBoxLayout;
-    outcomeRow->addWidget(new QLabel(tr("Show:")));
-    for (Outcome outcome : kOutcomes) {
-        auto* box = new QCheckBox(OutcomeStyle::outcomeName(outcome));
-        box->setIcon(OutcomeStyle::icon(outcome));
-        box->setChecked(true);
-        m_outcomeBoxes.insert(static_cast<int>(outcome), box);
-        outcomeRow->addWidget(box);
-        connect(box, &QCheckBox::toggled, this,
-                [this, outcome](bool on) { changeFilter([&] { m_filter->setOutcomeVisible(outcome, on); }); });
-    }
-    outcomeRow->addStretch(1);
-    leftLayout->addLayout(outcomeRow);
-
-    m_model = new ExperimentTableModel(this);
-    m_filter = new ExperimentFilterModel(this);
-    m_filter->setSourceModel(m_model);
-    m_table = new QTableView;
-    m_table->setObjectName(QStringLiteral("experimentTable"));
-    m_table->setModel(m_filter);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(ExperimentTableModel::NumberColumn, Qt::AscendingOrder);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setHighlightSections(false);
-    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
-    for (int column = 0; column < ExperimentTableModel::ColumnCount; ++column)
-        m_table->setColumnHidden(column, !shownByDefault(column));
-    // Columns as wide as their values (names in the current language, numbers of typical size); long
-    // headers elide and keep their tooltips. The description gets the rest.
-    const QFontMetrics metrics = m_table->fontMetrics();
-    const int digit = metrics.horizontalAdvance(QLatin1Char('0'));
-    const int padding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 12;
-    int outcomeWidth = 0;
-    for (Outcome outcome : kOutcomes)
-        outcomeWidth = std::max(outcomeWidth, metrics.horizontalAdvance(OutcomeStyle::outcomeName(outcome)));
-    int correctnessWidth = 0;
-    for (Correctness c : {Correctness::Pass, Correctness::Fail, Correctness::Timeout, Correctness::Crash})
-        correctnessWidth = std::max(correctnessWidth, metrics.horizontalAdvance(OutcomeStyle::correctnessName(c)));
-    const std::pair<int, int> widths[] = {
-        {ExperimentTableModel::NumberColumn, digit * 6 + padding},
-        {ExperimentTableModel::KernelColumn, metrics.horizontalAdvance(QStringLiteral("rotary_embedding")) + padding},
-        {ExperimentTableModel::OutcomeColumn, outcomeWidth + m_table->style()->pixelMetric(QStyle::PM_SmallIconSize) + 8 + padding},
-        {ExperimentTableModel::CorrectnessColumn, correctnessWidth + padding},
-        {ExperimentTableModel::LatencyColumn, digit * 7 + padding},
-        {ExperimentTableModel::SpeedupColumn, digit * 6 + padding},
-        {ExperimentTableModel::ThroughputColumn, digit * 6 + padding},
-        {ExperimentTableModel::BandwidthColumn, digit * 6 + padding},
-        {ExperimentTableModel::PctPeakColumn, digit * 5 + padding},
-        {ExperimentTableModel::BoundColumn, digit * 10 + padding},
-        {ExperimentTableModel::AgentColumn, digit * 12 + padding},
-        {ExperimentTableModel::StartedColumn, digit * 19 + padding},
-        {ExperimentTableModel::DurationColumn, digit * 5 + padding},
-    };
-    QHeaderView* header = m_table->horizontalHeader();
-    for (const auto& [column, width] : widths) {
-        const bool numeric = column == ExperimentTableModel::LatencyColumn || column == ExperimentTableModel::SpeedupColumn;
-        // Short numeric columns must still show their header (unit included).
-        m_table->setColumnWidth(column, numeric ? std::max(width, header->sectionSizeHint(column)) : width);
-    }
-    leftLayout->addWidget(m_table, 1);
-
-    connect(m_filterEdit, &QLineEdit::textChanged, this,
-            [this](const QString& text) { changeFilter([&] { m_filter->setFilterText(text); }); });
-    connect(m_kernelCombo, &QComboBox::currentIndexChanged, this, [this](int index) {
-        const QString kernel = m_kernelCombo->itemData(index).toString();
-        changeFilter([&] { m_filter->setKernelType(kernel); });
-        m_plot->setKernelFilter(kernel);
+    m_pages = new QTabWidget;
+    m_pages->setObjectName(QStringLiteral("pages"));
+    m_pages->setDocumentMode(true);
+    m_pageGroup = new QActionGroup(this);
+    m_experimentsPage = new ExperimentsPage;
+    addPage(m_experimentsPage, tr("&Experiments"));
+    connect(m_experimentsPage, &ExperimentsPage::metricChanged, this, &MainWindow::applyMetric);
+    connect(m_experimentsPage, &ExperimentsPage::compareDialogRequested, this, &MainWindow::askCompareNumber);
+    m_profilePage = new ProfilePage;
+    addPage(m_profilePage, tr("&Profile"));
+    connect(m_profilePage, &ProfilePage::openProfileRequested, this, &MainWindow::chooseProfileFile);
+    m_rooflinePage = new RooflinePage;
+    addPage(m_rooflinePage, tr("&Roofline"));
+    m_comparePage = new ComparePage;
+    addPage(m_comparePage, tr("&Compare"));
+    connect(m_comparePage, &ComparePage::pinChanged, this, [this](int number) {
+        m_pinnedCompare = -1;
+        if (number >= 0)
+            setCompareExperiment(number);
+        m_pinnedCompare = number;
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &MainWindow::onCurrentRowChanged);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &MainWindow::onTableSelectionChanged);
-    connect(m_table, &QWidget::customContextMenuRequested, this, &MainWindow::showTableContextMenu);
-    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
-            &MainWindow::showHeaderContextMenu);
-
-    // Right top: metric selector + timeline.
-    auto* plotBox = new QWidget;
-    auto* plotLayout = new QVBoxLayout(plotBox);
-    plotLayout->setContentsMargins(3, 6, 6, 0);
-    plotLayout->setSpacing(2);
-    auto* plotBar = new QHBoxLayout;
-    auto* metricLabel = new QLabel(tr("&Metric:"));
-    m_metricCombo = new QComboBox;
-    m_metricCombo->setObjectName(QStringLiteral("metricCombo"));
-    for (TimelinePlot::Metric metric : kMetrics)
-        m_metricCombo->addItem(metricName(metric), static_cast<int>(metric));
-    metricLabel->setBuddy(m_metricCombo);
-    plotBar->addWidget(metricLabel);
-    plotBar->addWidget(m_metricCombo);
-    plotBar->addStretch(1);
-    plotLayout->addLayout(plotBar);
-    m_plot = new TimelinePlot;
-    m_plot->setObjectName(QStringLiteral("timeline"));
-    plotLayout->addWidget(m_plot, 1);
-    connect(m_metricCombo, &QComboBox::activated, this, [this](int index) {
-        setMetric(static_cast<TimelinePlot::Metric>(m_metricCombo->itemData(index).toInt()));
+    connect(m_pages, &QTabWidget::currentChanged, this, [this](int index) {
+        const QList<QAction*> actions = m_pageGroup->actions();
+        if (index >= 0 && index < actions.size())
+            actions[index]->setChecked(true);
     });
-    connect(m_plot, &TimelinePlot::experimentClicked, this, &MainWindow::onPlotClicked);
-    connect(m_plot, &TimelinePlot::experimentContextMenuRequested, this, [this](int number, const QPoint& globalPos) {
-        onPlotClicked(number);
-        showExperimentMenu(number, globalPos);
-    });
-
-    // Right bottom: the selected experiment.
-    m_tabs = new QTabWidget;
-    m_tabs->setObjectName(QStringLiteral("experimentTabs"));
-    m_tabs->setDocumentMode(true);
-    m_parentDiff = new DiffView;
-    m_parentDiff->setObjectName(QStringLiteral("parentDiff"));
-    m_compareDiff = new DiffView;
-    m_compareDiff->setObjectName(QStringLiteral("compareDiff"));
-    // A diff's header names both sides (commit, kernel file) on one line; a long one must not set the
-    // whole window's minimum width (it is clipped instead).
-    for (DiffView* diff : {m_parentDiff, m_compareDiff})
-        diff->setMinimumWidth(320);
-    m_compareStack = new QStackedWidget;
-    auto* hintPage = new QWidget;
-    auto* hintLayout = new QVBoxLayout(hintPage);
-    m_compareHint = new QLabel(
-        tr("Select two experiments to compare them: ctrl-click a second row in the table, or right-click an "
-           "experiment and choose “Compare with”."));
-    m_compareHint->setWordWrap(true);
-    m_compareHint->setAlignment(Qt::AlignCenter);
-    auto* compareButton = new QPushButton(tr("Compare With…"));
-    connect(compareButton, &QPushButton::clicked, this, &MainWindow::askCompareNumber);
-    hintLayout->addStretch(1);
-    hintLayout->addWidget(m_compareHint);
-    hintLayout->addWidget(compareButton, 0, Qt::AlignHCenter);
-    hintLayout->addStretch(2);
-    m_compareStack->addWidget(hintPage);
-    m_compareStack->addWidget(m_compareDiff);
-    m_source = new SourceView;
-    m_source->setObjectName(QStringLiteral("sourceView"));
-    m_details = new DetailsPanel;
-    m_details->setObjectName(QStringLiteral("detailsPanel"));
-    m_tabs->addTab(m_parentDiff, tr("Diff vs parent"));
-    m_tabs->addTab(m_compareStack, tr("Diff vs selected"));
-    m_tabs->addTab(m_source, tr("Source"));
-    m_tabs->addTab(m_details, tr("Details"));
-
-    m_rightSplitter = new QSplitter(Qt::Vertical);
-    m_rightSplitter->setObjectName(QStringLiteral("rightSplitter"));
-    m_rightSplitter->addWidget(plotBox);
-    m_rightSplitter->addWidget(m_tabs);
-    m_rightSplitter->setStretchFactor(0, 2);
-    m_rightSplitter->setStretchFactor(1, 3);
-    m_rightSplitter->setSizes({420, 580});
-
-    m_mainSplitter = new QSplitter(Qt::Horizontal);
-    m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
-    m_mainSplitter->addWidget(left);
-    m_mainSplitter->addWidget(m_rightSplitter);
-    m_mainSplitter->setStretchFactor(0, 2);
-    m_mainSplitter->setStretchFactor(1, 3);
-    m_mainSplitter->setSizes({700, 900});
-    setCentralWidget(m_mainSplitter);
+    setCentralWidget(m_pages);
 }
+
+void MainWindow::addPage(Page* page, const QString& title)
+{
+    const int index = m_pages->addTab(page, QString(title).remove(QLatin1Char('&')));
+    m_pageList.push_back(page);
+    QAction* action = m_pageGroup->addAction(title);
+    action->setCheckable(true);
+    action->setChecked(index == 0);
+    action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + index)));
+    connect(action, &QAction::triggered, this, [this, index] { showPage(index); });
+    connect(page, &Page::experimentActivated, this, &MainWindow::selectExperiment);
+    connect(page, &Page::compareRequested, this, &MainWindow::setCompareExperiment);
+    connect(page, &Page::experimentMenuRequested, this, &MainWindow::showExperimentMenu);
+    connect(page, &Page::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 5000); });
+}
+
+void MainWindow::showPageNamed(const QString& name)
+{
+    static const QStringList names = {QStringLiteral("experiments"), QStringLiteral("profile"),
+                                      QStringLiteral("roofline"), QStringLiteral("compare")};
+    const int index = int(names.indexOf(name));
+    if (index >= 0)
+        showPage(index);
+}
+
+void MainWindow::showPage(int index)
+{
+    if (index >= 0 && index < m_pages->count())
+        m_pages->setCurrentIndex(index);
+}
+
+QTableView* MainWindow::tableView() const { return m_experimentsPage->tableView(); }
+ExperimentTableModel* MainWindow::tableModel() const { return m_experimentsPage->tableModel(); }
+ExperimentFilterModel* MainWindow::filterModel() const { return m_experimentsPage->filterModel(); }
+TimelinePlot* MainWindow::timeline() const { return m_experimentsPage->timeline(); }
+DiffView* MainWindow::parentDiffView() const { return m_experimentsPage->parentDiffView(); }
+DiffView* MainWindow::compareDiffView() const { return m_experimentsPage->compareDiffView(); }
+SourceView* MainWindow::sourceView() const { return m_experimentsPage->sourceView(); }
+DetailsPanel* MainWindow::detailsPanel() const { return m_experimentsPage->detailsPanel(); }
+QTabWidget* MainWindow::tabs() const { return m_experimentsPage->tabs(); }
+QLineEdit* MainWindow::filterEdit() const { return m_experimentsPage->filterEdit(); }
+QComboBox* MainWindow::kernelCombo() const { return m_experimentsPage->kernelCombo(); }
+QCheckBox* MainWindow::outcomeCheckBox(Outcome outcome) const { return m_experimentsPage->outcomeCheckBox(outcome); }
+QComboBox* MainWindow::metricCombo() const { return m_experimentsPage->metricCombo(); }
 
 void MainWindow::buildStatusBar()
 {
@@ -479,26 +368,11 @@ void MainWindow::buildStatusBar()
 void MainWindow::restoreLayout()
 {
     QSettings settings;
-    const QByteArray main = settings.value(QStringLiteral("ui/mainSplitter")).toByteArray();
-    const QByteArray right = settings.value(QStringLiteral("ui/rightSplitter")).toByteArray();
     const QByteArray docks = settings.value(QStringLiteral("ui/windowState")).toByteArray();
     if (!docks.isEmpty())
         restoreState(docks);
-    if (!main.isEmpty())
-        m_mainSplitter->restoreState(main);
-    if (!right.isEmpty())
-        m_rightSplitter->restoreState(right);
-    const QVariant hidden = settings.value(QStringLiteral("ui/hiddenColumns"));
-    if (hidden.isValid()) {
-        const QStringList columns = hidden.toStringList();
-        for (int column = 0; column < ExperimentTableModel::ColumnCount; ++column)
-            m_table->setColumnHidden(column, columns.contains(QString::number(column)));
-    }
-    const QString metric = settings.value(QStringLiteral("ui/metric")).toString();
-    for (TimelinePlot::Metric m : kMetrics) {
-        if (metricKey(m) == metric)
-            applyMetric(m);
-    }
+    m_experimentsPage->restoreLayout(settings);
+    showPage(settings.value(QStringLiteral("ui/page"), 0).toInt());
 }
 
 void MainWindow::saveLayout()
@@ -507,16 +381,9 @@ void MainWindow::saveLayout()
         return;
     QSettings settings;
     settings.setValue(QStringLiteral("ui/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("ui/mainSplitter"), m_mainSplitter->saveState());
-    settings.setValue(QStringLiteral("ui/rightSplitter"), m_rightSplitter->saveState());
     settings.setValue(QStringLiteral("ui/windowState"), saveState());
-    QStringList hidden;
-    for (int column = 0; column < ExperimentTableModel::ColumnCount; ++column) {
-        if (m_table->isColumnHidden(column))
-            hidden.append(QString::number(column));
-    }
-    settings.setValue(QStringLiteral("ui/hiddenColumns"), hidden);
-    settings.setValue(QStringLiteral("ui/metric"), metricKey(m_plot->metric()));
+    settings.setValue(QStringLiteral("ui/page"), m_pages->currentIndex());
+    m_experimentsPage->saveLayout(settings);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -585,20 +452,16 @@ void MainWindow::onOpened(SnapshotPtr snapshot)
 
     m_selected = -1;
     m_compare = -1;
+    m_pinnedCompare = -1;
     m_sourcesPending = 0;
-    m_syncing = true;
-    m_model->setExperiments(m_experiments);
-    m_plot->setExperiments(m_experiments);
-    m_syncing = false;
-    updateKernelCombo();
+    for (Page* page : m_pageList)
+        page->setSession(m_snapshot, m_experiments);
     updateCounts();
     updateWarningsIndicator();
     updateTitle();
     m_reloadAction->setEnabled(true);
     m_compareAction->setEnabled(true);
     m_clearCompareAction->setEnabled(false);
-    m_details->clear();
-    m_compareStack->setCurrentIndex(0);
 
     m_lastLoadMs = QDateTime::currentMSecsSinceEpoch() - m_openStartedMs;
     m_pathLabel->setText(QDir::toNativeSeparators(snapshot->dir));
@@ -670,19 +533,12 @@ void MainWindow::onRefreshed(const SessionUpdate& update)
     }
     if (fresh.empty())
         return;
-    QScrollBar* scroll = m_table->verticalScrollBar();
-    const bool atBottom = scroll->value() == scroll->maximum();
     const std::size_t first = m_experiments.size();
     m_experiments.insert(m_experiments.end(), fresh.begin(), fresh.end());
     indexExperiments(first);
-    m_syncing = true;
-    m_model->appendExperiments(fresh);
-    m_plot->appendExperiments(fresh);
-    m_syncing = false;
-    updateKernelCombo();
+    for (Page* page : m_pageList)
+        page->appendExperiments(fresh);
     updateCounts();
-    if (atBottom)
-        m_table->scrollToBottom();
     statusBar()->showMessage(tr("%n new experiment(s) recorded.", nullptr, int(fresh.size())), 5000);
     emit experimentsAppended(int(fresh.size()));
 }
@@ -747,112 +603,48 @@ std::optional<int> MainWindow::bestKeptExperiment() const
 }
 
 // ------------------------------------------------------------------------------------------------
-// Selection
+// Selection: one selected and one compared experiment, pushed into every page
 
 void MainWindow::selectExperiment(int number)
 {
-    const int row = number >= 0 ? m_filter->proxyRowOfExperiment(number) : -1;
-    m_syncing = true;
-    if (row >= 0) {
-        const QModelIndex index = m_filter->index(row, 0);
-        m_table->selectionModel()->setCurrentIndex(
-            index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
-    } else {
-        m_table->selectionModel()->clearSelection();
-        m_table->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
-        if (number >= 0 && experiment(number))
-            statusBar()->showMessage(tr("Experiment %1 is hidden by the table's filters.").arg(number), 5000);
+    const int selected = number >= 0 && experiment(number) ? number : -1;
+    if (selected == m_selected && (selected < 0 || m_sourcesPending != 0))
+        return;
+    if (selected == m_selected) {
+        pushSelection();  // a page may have moved on its own (a filter); show it there again
+        return;
     }
-    m_syncing = false;
-    showExperiment(number);
-}
-
-void MainWindow::changeFilter(const std::function<void()>& change)
-{
-    // Filtering removes rows, which moves the table's current index to a neighbour. The selection is
-    // the experiment, not the row: it stays selected (in the plot and the tabs) while hidden, and its
-    // row is selected again when it comes back.
-    m_syncing = true;
-    change();
-    const int row = m_selected >= 0 ? m_filter->proxyRowOfExperiment(m_selected) : -1;
-    if (row >= 0) {
-        const QModelIndex index = m_filter->index(row, 0);
-        m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
-                                                              QItemSelectionModel::Rows);
-        m_table->scrollTo(index);
-    } else {
-        m_table->selectionModel()->clearSelection();
-        m_table->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
-    }
-    m_syncing = false;
-}
-
-void MainWindow::onCurrentRowChanged()
-{
-    if (m_syncing)
-        return;
-    const QModelIndex current = m_table->currentIndex();
-    if (!current.isValid())
-        return;
-    showExperiment(m_filter->experimentNumberAt(current.row()));
-}
-
-void MainWindow::onTableSelectionChanged()
-{
-    if (m_syncing)
-        return;
-    // Two rows selected (ctrl-click): the current one is shown, the other is the comparison.
-    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    if (rows.size() != 2)
-        return;
-    const int currentRow = m_table->currentIndex().row();
-    const QModelIndex other = rows[0].row() == currentRow ? rows[1] : rows[0];
-    const int number = m_filter->experimentNumberAt(other.row());
-    if (number >= 0 && number != m_compare) {
-        setCompareExperiment(number);
-        m_tabs->setCurrentIndex(CompareDiffTab);
-    }
-}
-
-void MainWindow::onPlotClicked(int number)
-{
-    selectExperiment(number);
-}
-
-void MainWindow::setCompareExperiment(int number)
-{
-    m_compare = number >= 0 && experiment(number) ? number : -1;
-    m_clearCompareAction->setEnabled(m_compare >= 0);
-    if (m_compare < 0)
-        m_compareStack->setCurrentIndex(0);
-    if (m_selected >= 0)
-        requestSources();
-}
-
-void MainWindow::showExperiment(int number)
-{
-    const Experiment* e = number >= 0 ? experiment(number) : nullptr;
-    if (!e) {
-        m_selected = -1;
-        m_plot->selectExperiment(-1);
-        m_details->clear();
-        m_parentDiff->clear();
-        m_compareDiff->clear();
-        m_compareStack->setCurrentIndex(0);
-        m_source->setSource(QString());
+    m_selected = selected;
+    pushSelection();
+    if (selected < 0) {
         m_sourcesPending = 0;
         emit selectionChanged(-1);
         checkSettled();
         return;
     }
-    if (number == m_selected && m_sourcesPending == 0)
-        return;
-    m_selected = number;
-    m_plot->selectExperiment(number);
-    m_details->setExperiment(*e);
     requestSources();
-    emit selectionChanged(number);
+    emit selectionChanged(selected);
+}
+
+void MainWindow::setCompareExperiment(int number)
+{
+    if (m_pinnedCompare >= 0 && number != m_pinnedCompare) {
+        statusBar()->showMessage(tr("Experiment %1 is pinned as the baseline: unpin it on the Compare page first.")
+                                     .arg(m_pinnedCompare),
+                                 5000);
+        return;
+    }
+    m_compare = number >= 0 && experiment(number) ? number : -1;
+    m_clearCompareAction->setEnabled(m_compare >= 0);
+    pushSelection();
+    if (m_selected >= 0)
+        requestSources();
+}
+
+void MainWindow::pushSelection()
+{
+    for (Page* page : m_pageList)
+        page->setSelection(m_selected, m_compare);
 }
 
 void MainWindow::requestSources()
@@ -864,48 +656,57 @@ void MainWindow::requestSources()
     m_sourcesPending = m_loader->requestSources(*e, compare);
 }
 
-QString MainWindow::experimentLabel(const Experiment& e) const
-{
-    return tr("#%1 %2 (%3)").arg(e.number).arg(QString::fromStdString(e.kernel_file), shortCommit(e.commit));
-}
-
 void MainWindow::onSourcesReady(const SourcesResult& result)
 {
     if (result.id != m_sourcesPending || result.number != m_selected)
         return;
     m_sourcesPending = 0;
-    const Experiment* e = experiment(result.number);
-    if (!e) {
+    if (!experiment(result.number)) {
         checkSettled();
         return;
     }
-    if (!result.error.isEmpty()) {
-        m_parentDiff->clear();
-        m_source->setSource(result.error);
+    if (!result.error.isEmpty())
         statusBar()->showMessage(result.error, 10000);
-    } else {
-        const QString parentLabel =
-            e->parent_commit.empty() ? tr("(no parent)") : tr("parent %1").arg(shortCommit(e->parent_commit));
-        m_parentDiff->setTexts(result.parentSource, result.source, parentLabel, experimentLabel(*e));
-        m_source->setSource(result.source);
-    }
-    const Experiment* compare = result.compareNumber >= 0 ? experiment(result.compareNumber) : nullptr;
-    if (compare && result.error.isEmpty()) {
-        m_compareDiff->setTexts(result.compareSource, result.source, experimentLabel(*compare), experimentLabel(*e));
-        m_compareStack->setCurrentIndex(1);
-    } else {
-        m_compareStack->setCurrentIndex(0);
-    }
+    for (Page* page : m_pageList)
+        page->showSources(result);
     emit sourcesShown(result.number);
     checkSettled();
 }
 
-bool MainWindow::isSettled() const { return m_pendingDir.isEmpty() && m_sourcesPending == 0; }
+bool MainWindow::isSettled() const
+{
+    return m_pendingDir.isEmpty() && m_sourcesPending == 0 && !m_profileLoader->isBusy();
+}
+
+void MainWindow::openProfile(const QString& path)
+{
+    statusBar()->showMessage(tr("Opening profile %1…").arg(QDir::toNativeSeparators(path)));
+    m_profileLoader->open(QFileInfo(path).absoluteFilePath());
+}
+
+void MainWindow::chooseProfileFile()
+{
+    const QString start = m_profile ? QFileInfo(m_profile->path).absolutePath()
+                                    : (m_snapshot ? m_snapshot->dir : QDir::homePath());
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open Profile"), start, tr("Profiles (*.json)"));
+    if (!file.isEmpty()) {
+        openProfile(file);
+        showPage(ProfilePageIndex);
+    }
+}
 
 void MainWindow::checkSettled()
 {
     if (isSettled())
         emit settled();
+}
+
+void MainWindow::showCompareOnCurrentPage()
+{
+    if (m_pages->currentWidget() == m_experimentsPage)
+        m_experimentsPage->showCompareTab();
+    else
+        m_pages->setCurrentWidget(m_comparePage);
 }
 
 void MainWindow::askCompareNumber()
@@ -926,15 +727,7 @@ void MainWindow::askCompareNumber()
         return;
     }
     setCompareExperiment(number);
-    m_tabs->setCurrentIndex(CompareDiffTab);
-}
-
-void MainWindow::showTableContextMenu(const QPoint& pos)
-{
-    const QModelIndex index = m_table->indexAt(pos);
-    if (!index.isValid())
-        return;
-    showExperimentMenu(m_filter->experimentNumberAt(index.row()), m_table->viewport()->mapToGlobal(pos));
+    showCompareOnCurrentPage();
 }
 
 void MainWindow::showExperimentMenu(int number, const QPoint& globalPos)
@@ -947,7 +740,7 @@ void MainWindow::showExperimentMenu(int number, const QPoint& globalPos)
         QAction* compare = menu.addAction(tr("Compare #%1 with #%2").arg(m_selected).arg(number));
         connect(compare, &QAction::triggered, this, [this, number] {
             setCompareExperiment(number);
-            m_tabs->setCurrentIndex(CompareDiffTab);
+            showCompareOnCurrentPage();
         });
     }
     QAction* show = menu.addAction(tr("Show #%1").arg(number));
@@ -961,19 +754,6 @@ void MainWindow::showExperimentMenu(int number, const QPoint& globalPos)
     connect(copy, &QAction::triggered, this, [commit] { QApplication::clipboard()->setText(commit); });
     addLoopActions(menu, *e);
     menu.exec(globalPos);
-}
-
-void MainWindow::showHeaderContextMenu(const QPoint& pos)
-{
-    QMenu menu(this);
-    for (int column = 0; column < ExperimentTableModel::ColumnCount; ++column) {
-        QAction* action = menu.addAction(m_model->headerData(column, Qt::Horizontal).toString());
-        action->setCheckable(true);
-        action->setChecked(!m_table->isColumnHidden(column));
-        action->setEnabled(column != ExperimentTableModel::NumberColumn);
-        connect(action, &QAction::toggled, this, [this, column](bool on) { m_table->setColumnHidden(column, !on); });
-    }
-    menu.exec(m_table->horizontalHeader()->mapToGlobal(pos));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -999,34 +779,6 @@ void MainWindow::updateCounts()
                                .arg(QLocale().toString(kept))
                                .arg(QLocale().toString(reverted))
                                .arg(QLocale().toString(failed)));
-}
-
-void MainWindow::updateKernelCombo()
-{
-    std::set<std::string> kernels;
-    for (const Experiment& e : m_experiments)
-        kernels.insert(e.kernel_type);
-    const QString current = m_kernelCombo->currentData().toString();
-    QStringList wanted;
-    for (const std::string& k : kernels)
-        wanted.append(QString::fromStdString(k));
-    QStringList have;
-    for (int i = 1; i < m_kernelCombo->count(); ++i)
-        have.append(m_kernelCombo->itemData(i).toString());
-    if (have == wanted)
-        return;
-    const QSignalBlocker blocker(m_kernelCombo);
-    m_kernelCombo->clear();
-    m_kernelCombo->addItem(tr("All kernels"), QString());
-    for (const QString& k : wanted)
-        m_kernelCombo->addItem(k, k);
-    const int index = m_kernelCombo->findData(current);
-    m_kernelCombo->setCurrentIndex(index >= 0 ? index : 0);
-    const QString kernel = m_kernelCombo->currentData().toString();
-    if (kernel != m_filter->kernelType())
-        m_filter->setKernelType(kernel);
-    if (kernel != m_plot->kernelFilter())
-        m_plot->setKernelFilter(kernel);
 }
 
 void MainWindow::updateWarningsIndicator()
@@ -1100,7 +852,6 @@ void MainWindow::chooseSessionFolder()
 
 bool MainWindow::saveScreenshot(const QString& file, QString* error)
 {
-    m_plot->plot()->replot();
     const QPixmap pixmap = grab();
     if (pixmap.isNull()) {
         if (error)
@@ -1154,25 +905,15 @@ void MainWindow::showAbout()
 
 void MainWindow::setMetric(TimelinePlot::Metric metric)
 {
-    applyMetric(metric);
+    m_experimentsPage->setMetric(metric);
 }
 
 void MainWindow::applyMetric(TimelinePlot::Metric metric)
 {
-    if (m_plot->metric() != metric)
-        m_plot->setMetric(metric);
-    const int index = m_metricCombo->findData(static_cast<int>(metric));
-    if (index >= 0 && m_metricCombo->currentIndex() != index)
-        m_metricCombo->setCurrentIndex(index);
     for (QAction* action : m_metricGroup->actions()) {
         if (action->data().toInt() == static_cast<int>(metric))
             action->setChecked(true);
     }
-}
-
-QCheckBox* MainWindow::outcomeCheckBox(Outcome outcome) const
-{
-    return m_outcomeBoxes.value(static_cast<int>(outcome), nullptr);
 }
 
 // ------------------------------------------------------------------------------------------------

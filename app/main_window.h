@@ -1,23 +1,27 @@
 #pragma once
-// The workbench window: a session's experiments as a filterable table (left), its history as a
-// timeline (right top) and the selected experiment's diff, source and details (right bottom).
+// The workbench window: a shell of menus, docks, loading and page switching. What a session shows is
+// in pages, one class and file each (app/pages/): Experiments (table, timeline, diff, details),
+// Profile, Roofline and Compare, switched by the tabs of the central widget (View ▸ Page, Ctrl+1…4).
 //
-// Selection is one thing shown in three places: clicking a table row or a plot point selects the
-// experiment everywhere, and its sources are fetched on the session worker (SessionLoader), newest
-// request only. A second experiment (ctrl-click a second row, or "Compare with…") feeds the
-// "Diff vs selected" tab. The session is followed live: rows another process records appear
-// without a reload (SessionWatcher -> Session::refresh() on the worker -> appendExperiments).
+// The shell owns what the pages share and pushes it into every page through the Page interface
+// (app/pages/page.h): the session snapshot and rows recorded live, the selection (the selected and
+// the compared experiment) and its sources, the open profile. A page asks for changes with signals
+// (experimentActivated, compareRequested, experimentMenuRequested), so selecting an experiment on
+// any page selects it on all of them. The selection's sources are fetched once, on the session
+// worker (SessionLoader), newest request only. The session is followed live: rows another process
+// records appear without a reload (SessionWatcher -> Session::refresh() on the worker ->
+// Page::appendExperiments).
 //
 // The agent loop runs on its own thread (LoopWorker) and is driven from two docks: the agent panel
 // (start / pause / step / stop, agent settings, steering) and the kernel editor (run a hand edit of
-// the current best as the next experiment). Experiments the loop records reach the table and timeline
-// the same way as those of any other writer: Session::refresh() on the session worker, never from the
-// loop's signals directly, so nothing is inserted twice. The experiment context menu offers force
-// keep / force revert / branch from: sent to the running loop, or run as a one-shot operation when no
-// loop runs.
+// the current best as the next experiment). Experiments the loop records reach the pages the same way
+// as those of any other writer: Session::refresh() on the session worker, never from the loop's
+// signals directly, so nothing is inserted twice. The experiment context menu offers force keep /
+// force revert / branch from: sent to the running loop, or run as a one-shot operation when no loop runs.
 //
 // Problems opening a session go to the message handler: a modal QMessageBox by default;
 // tests and --screenshot install their own so nothing blocks.
+#include "app/pages/page.h"
 #include "app/session_snapshot.h"
 #include "widgets/timeline_plot.h"
 
@@ -48,6 +52,12 @@ class QPlainTextEdit;
 namespace ak {
 
 class AgentPanel;
+class ComparePage;
+class ProfileLoader;
+class ProfilePage;
+class ExperimentsPage;
+class RooflinePage;
+class Page;
 class DetailsPanel;
 class DiffView;
 class ExperimentFilterModel;
@@ -79,6 +89,10 @@ public:
 
     // Opens a session folder on the worker thread. sessionLoaded() or sessionFailed() follows.
     void openSession(const QString& dir);
+    // Opens a profile.json off the GUI thread; profileLoaded() or profileFailed() follows, and every
+    // page gets it (Page::setProfile).
+    void openProfile(const QString& path);
+    ProfilePtr profile() const { return m_profile; }
     // Opens the session again from disk, keeping the selection.
     void reload();
     void setMessageHandler(MessageHandler handler);
@@ -109,20 +123,29 @@ public:
     QStringList sessionWarnings() const { return m_warnings; }
     qint64 lastLoadMs() const { return m_lastLoadMs; }
 
-    // The parts, for tests and the benchmark.
-    QTableView* tableView() const { return m_table; }
-    ExperimentTableModel* tableModel() const { return m_model; }
-    ExperimentFilterModel* filterModel() const { return m_filter; }
-    TimelinePlot* timeline() const { return m_plot; }
-    DiffView* parentDiffView() const { return m_parentDiff; }
-    DiffView* compareDiffView() const { return m_compareDiff; }
-    SourceView* sourceView() const { return m_source; }
-    DetailsPanel* detailsPanel() const { return m_details; }
-    QTabWidget* tabs() const { return m_tabs; }
-    QLineEdit* filterEdit() const { return m_filterEdit; }
-    QComboBox* kernelCombo() const { return m_kernelCombo; }
+    // The pages and the parts of the Experiments page, for tests and the benchmark.
+    enum PageIndex { ExperimentsPageIndex, ProfilePageIndex, RooflinePageIndex, ComparePageIndex };
+    // Shows the page named "experiments", "profile", "roofline" or "compare" (others are ignored).
+    void showPageNamed(const QString& name);
+    QTabWidget* pages() const { return m_pages; }
+    void showPage(int index);
+    ExperimentsPage* experimentsPage() const { return m_experimentsPage; }
+    RooflinePage* rooflinePage() const { return m_rooflinePage; }
+    ComparePage* comparePage() const { return m_comparePage; }
+    ProfilePage* profilePage() const { return m_profilePage; }
+    QTableView* tableView() const;
+    ExperimentTableModel* tableModel() const;
+    ExperimentFilterModel* filterModel() const;
+    TimelinePlot* timeline() const;
+    DiffView* parentDiffView() const;
+    DiffView* compareDiffView() const;
+    SourceView* sourceView() const;
+    DetailsPanel* detailsPanel() const;
+    QTabWidget* tabs() const;
+    QLineEdit* filterEdit() const;
+    QComboBox* kernelCombo() const;
     QCheckBox* outcomeCheckBox(ak::Outcome outcome) const;
-    QComboBox* metricCombo() const { return m_metricCombo; }
+    QComboBox* metricCombo() const;
     QLabel* countsLabel() const { return m_countsLabel; }
     QToolButton* warningsButton() const { return m_warningsButton; }
     SessionWatcher* watcher() const { return m_watcher; }
@@ -143,11 +166,13 @@ public:
     // "Run my edit as the next experiment": queued in the running loop, or evaluated in a one-shot run.
     void runEdit(const QString& kernelName, const QString& source, const QString& description);
 
-    enum Tab { ParentDiffTab, CompareDiffTab, SourceTab, DetailsTab };
+    enum Tab { ParentDiffTab, CompareDiffTab, SourceTab, DetailsTab };  // ExperimentsPage::Tab
 
 signals:
     void sessionLoaded(const QString& dir);
     void sessionFailed(const QString& message);
+    void profileLoaded(const QString& path);
+    void profileFailed(const QString& message);
     void experimentsAppended(int count);
     // The diff, source and details tabs show experiment `number` (its sources arrived).
     void sourcesShown(int number);
@@ -164,6 +189,7 @@ private:
     void buildCentralWidget();
     void buildStatusBar();
     void buildAgentDocks();
+    void addPage(Page* page, const QString& title);
     void restoreLayout();
     void saveLayout();
 
@@ -174,26 +200,21 @@ private:
     void onSourcesReady(const ak::SourcesResult& result);
     void onSessionChanged();
 
-    void onCurrentRowChanged();
-    void onTableSelectionChanged();
-    void onPlotClicked(int number);
-    void showTableContextMenu(const QPoint& pos);
-    // The experiment's menu (compare, show, copy hash, loop overrides) at a global position; the table's
-    // and the timeline's right click both open it.
+    // The experiment's menu (compare, show, copy hash, loop overrides) at a global position; every
+    // page's right click on an experiment opens it.
     void showExperimentMenu(int number, const QPoint& globalPos);
-    void showHeaderContextMenu(const QPoint& pos);
     void askCompareNumber();
+    void showCompareOnCurrentPage();
 
-    void showExperiment(int number);
-    void changeFilter(const std::function<void()>& change);
+    void pushSelection();
     void requestSources();
     void updateCounts();
-    void updateKernelCombo();
     void updateWarningsIndicator();
     void showWarnings();
     void updateTitle();
     void fillRecentMenu();
     void chooseSessionFolder();
+    void chooseProfileFile();
     void chooseScreenshotFile();
     void chooseLanguage(const QString& language);
     void showAbout();
@@ -201,7 +222,6 @@ private:
     void reportError(const QString& title, const QString& message);
     void indexExperiments(std::size_t first);
     void checkSettled();
-    QString experimentLabel(const ak::Experiment& e) const;
 
     // The agent loop.
     void startLoop(const ak::AgentRunRequest& request);
@@ -237,28 +257,20 @@ private:
 
     int m_selected = -1;
     int m_compare = -1;
-    bool m_syncing = false;          // selection is being mirrored; ignore the echoes
     quint64 m_sourcesPending = 0;    // request id of sources not yet shown
     bool m_followLive = true;
 
     // Widgets.
-    QSplitter* m_mainSplitter = nullptr;
-    QSplitter* m_rightSplitter = nullptr;
-    QLineEdit* m_filterEdit = nullptr;
-    QComboBox* m_kernelCombo = nullptr;
-    QHash<int, QCheckBox*> m_outcomeBoxes;
-    QTableView* m_table = nullptr;
-    ExperimentTableModel* m_model = nullptr;
-    ExperimentFilterModel* m_filter = nullptr;
-    TimelinePlot* m_plot = nullptr;
-    QComboBox* m_metricCombo = nullptr;
-    QTabWidget* m_tabs = nullptr;
-    DiffView* m_parentDiff = nullptr;
-    QStackedWidget* m_compareStack = nullptr;
-    QLabel* m_compareHint = nullptr;
-    DiffView* m_compareDiff = nullptr;
-    SourceView* m_source = nullptr;
-    DetailsPanel* m_details = nullptr;
+    QTabWidget* m_pages = nullptr;
+    std::vector<Page*> m_pageList;
+    ExperimentsPage* m_experimentsPage = nullptr;
+    RooflinePage* m_rooflinePage = nullptr;
+    ComparePage* m_comparePage = nullptr;
+    ProfilePage* m_profilePage = nullptr;
+    ProfileLoader* m_profileLoader = nullptr;
+    ProfilePtr m_profile;
+    QAction* m_openProfileAction = nullptr;
+    int m_pinnedCompare = -1;         // the Compare page's pinned baseline (-1: none)
 
     QLabel* m_pathLabel = nullptr;
     QLabel* m_countsLabel = nullptr;
@@ -280,6 +292,7 @@ private:
     QAction* m_aboutAction = nullptr;
     QActionGroup* m_metricGroup = nullptr;
     QActionGroup* m_languageGroup = nullptr;
+    QActionGroup* m_pageGroup = nullptr;
     QMenu* m_recentMenu = nullptr;
 
     // The agent loop.

@@ -10,11 +10,21 @@ struct ScreenshotResult {
     QString error;   // why not, naming the problem (session error, write error, timeout)
 };
 
-// Opens `sessionDir` ("" = an empty window) in a MainWindow of `size`, waits until the session is
-// loaded, the most interesting experiment (MainWindow::bestKeptExperiment) is selected and its diff
-// and details are shown, then grabs the window into `pngFile`. Needs a QApplication; nothing is
-// shown on screen when it runs on the offscreen platform (main() selects it for --screenshot).
-ScreenshotResult takeScreenshot(const QString& sessionDir, const QString& pngFile, QSize size,
-                                int timeoutMs = 120000);
+struct ScreenshotRequest {
+    QString sessionDir;        // "" = no session
+    QString profileFile;       // "" = no profile
+    QString page;              // "experiments" (default), "profile", "roofline", "compare"
+    QString pngFile;
+    QSize size{1600, 1000};
+    int timeoutMs = 120000;
+};
+
+// Opens the session ("" = an empty window) and the profile in a MainWindow of `size`, waits until
+// both are loaded, the most interesting experiment (MainWindow::bestKeptExperiment) is selected and
+// its diff and details are shown, shows `page` (for "compare": the selection against the starter of
+// its kernel; for "profile": its largest type at 2x; pages other than Experiments without the loop's
+// docks), then grabs the window into `pngFile`. Needs a QApplication; nothing is shown on
+// screen when it runs on the offscreen platform (main() selects it for --screenshot).
+ScreenshotResult takeScreenshot(const ScreenshotRequest& request);
 
 }  // namespace ak

@@ -356,37 +356,17 @@
         <source>Tunables of %1.</source>
         <translation>Stellgrößen von %1.</translation>
     </message>
+    <message>
+        <source>does not apply to the sweep</source>
+        <translation>gilt nicht für den Sweep</translation>
+    </message>
+    <message>
+        <source>The sweep is a bounded search: it moves on from a kernel when every configuration was tried, not after reverts in a row</source>
+        <translation>Der Sweep ist eine begrenzte Suche: Er verlässt einen Kernel, wenn jede Konfiguration versucht wurde, nicht nach verworfenen Experimenten in Folge</translation>
+    </message>
 </context>
 <context>
     <name>ak::AppOptions</name>
-    <message>
-        <source>Usage: autokernel-workbench [options] [SESSION]
-
-Browse an AutoKernel session: every experiment, its metrics, its diff and its source.
-
-Options:
-  SESSION                 session folder to open
-  --demo                  open the bundled demo session
-  --screenshot FILE.png   render the window offscreen to FILE.png and exit
-  --size WIDTHxHEIGHT     screenshot size (default 1600x1000)
-  --lang de|en            language of the interface
-  --version               print versions and exit
-  --help                  print this help and exit
-</source>
-        <translation>Aufruf: autokernel-workbench [Optionen] [SITZUNG]
-
-Durchsucht eine AutoKernel-Sitzung: jedes Experiment, seine Messwerte, seinen Diff und seinen Quelltext.
-
-Optionen:
-  SITZUNG                 zu öffnender Sitzungsordner
-  --demo                  die mitgelieferte Demo-Sitzung öffnen
-  --screenshot DATEI.png  das Fenster ohne Bildschirm in DATEI.png zeichnen und beenden
-  --size BREITExHÖHE      Größe des Bildschirmfotos (Vorgabe 1600x1000)
-  --lang de|en            Sprache der Oberfläche
-  --version               Versionen ausgeben und beenden
-  --help                  diese Hilfe ausgeben und beenden
-</translation>
-    </message>
     <message>
         <source>%1 needs a value.</source>
         <translation>%1 braucht einen Wert.</translation>
@@ -410,6 +390,228 @@ Optionen:
     <message>
         <source>--screenshot writes a PNG file; “%1” does not end in .png.</source>
         <translation>--screenshot schreibt eine PNG-Datei; „%1“ endet nicht auf .png.</translation>
+    </message>
+    <message>
+        <source>Usage: autokernel-workbench [options] [SESSION]
+
+Browse an AutoKernel session: every experiment, its metrics, its diff and its source.
+
+Options:
+  SESSION                 session folder to open
+  --demo                  open the bundled demo session
+  --screenshot FILE.png   render the window offscreen to FILE.png and exit
+  --size WIDTHxHEIGHT     screenshot size (default 1600x1000)
+  --profile FILE.json     open a profile.json on the Profile page
+  --page NAME             first page: experiments, profile, roofline or compare
+  --lang de|en            language of the interface
+  --version               print versions and exit
+  --help                  print this help and exit
+</source>
+        <translation>Aufruf: autokernel-workbench [Optionen] [SITZUNG]
+
+Durchsucht eine AutoKernel-Sitzung: jedes Experiment, seine Messwerte, seinen Diff und seinen Quelltext.
+
+Optionen:
+  SITZUNG                 zu öffnender Sitzungsordner
+  --demo                  die mitgelieferte Demo-Sitzung öffnen
+  --screenshot DATEI.png  das Fenster ohne Bildschirm in DATEI.png zeichnen und beenden
+  --size BREITExHÖHE      Größe des Bildschirmfotos (Vorgabe 1600x1000)
+  --profile DATEI.json    eine profile.json auf der Seite Profil öffnen
+  --page NAME             erste Seite: experiments, profile, roofline oder compare
+  --lang de|en            Sprache der Oberfläche
+  --version               Versionen ausgeben und beenden
+  --help                  diese Hilfe ausgeben und beenden
+</translation>
+    </message>
+    <message>
+        <source>--page expects experiments, profile, roofline or compare, got “%1”.</source>
+        <translation>--page erwartet experiments, profile, roofline oder compare, erhielt „%1“.</translation>
+    </message>
+</context>
+<context>
+    <name>ak::BreakdownModel</name>
+    <message>
+        <source>Type / op / kernel</source>
+        <translation>Typ / Op / Kernel</translation>
+    </message>
+    <message>
+        <source>Time (µs/iter)</source>
+        <translation>Zeit (µs/Iter.)</translation>
+    </message>
+    <message>
+        <source>Share (%)</source>
+        <translation>Anteil (%)</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>Aufrufe</translation>
+    </message>
+    <message>
+        <source>Mean (µs)</source>
+        <translation>Mittel (µs)</translation>
+    </message>
+    <message>
+        <source>Grid / block</source>
+        <translation>Grid / Block</translation>
+    </message>
+    <message>
+        <source>Registers</source>
+        <translation>Register</translation>
+    </message>
+    <message>
+        <source>Shared mem (B)</source>
+        <translation>Shared Mem. (B)</translation>
+    </message>
+    <message>
+        <source>Achieved</source>
+        <translation>Erreicht</translation>
+    </message>
+    <message>
+        <source>% of ceiling</source>
+        <translation>% der Obergrenze</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>Modul</translation>
+    </message>
+    <message>
+        <source>ceiling: %1</source>
+        <translation>Obergrenze: %1</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 TFLOP/s</source>
+        <translation>%1 TFLOP/s</translation>
+    </message>
+</context>
+<context>
+    <name>ak::ComparePage</name>
+    <message>
+        <source>Latency (µs)</source>
+        <translation>Latenz (µs)</translation>
+    </message>
+    <message>
+        <source>Speed-up vs PyTorch</source>
+        <translation>Beschleunigung ggü. PyTorch</translation>
+    </message>
+    <message>
+        <source>Throughput (TFLOP/s)</source>
+        <translation>Durchsatz (TFLOP/s)</translation>
+    </message>
+    <message>
+        <source>Bandwidth (GB/s)</source>
+        <translation>Bandbreite (GB/s)</translation>
+    </message>
+    <message>
+        <source>% of peak</source>
+        <translation>% des Spitzenwerts</translation>
+    </message>
+    <message>
+        <source>Latency spread, IQR (µs)</source>
+        <translation>Latenzstreuung, IQR (µs)</translation>
+    </message>
+    <message>
+        <source>Peak VRAM (MB)</source>
+        <translation>VRAM-Spitze (MB)</translation>
+    </message>
+    <message>
+        <source>Evaluation time (s)</source>
+        <translation>Auswertungsdauer (s)</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Correctness</source>
+        <translation>Korrektheit</translation>
+    </message>
+    <message>
+        <source>Bound</source>
+        <translation>Begrenzt durch</translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>Agent</translation>
+    </message>
+    <message>
+        <source>Commit</source>
+        <translation>Commit</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>Verdict detail</source>
+        <translation>Urteil im Detail</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>Nr. %1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>Messgröße</translation>
+    </message>
+    <message>
+        <source>Left</source>
+        <translation>Links</translation>
+    </message>
+    <message>
+        <source>Right</source>
+        <translation>Rechts</translation>
+    </message>
+    <message>
+        <source>Δ (right − left)</source>
+        <translation>Δ (rechts − links)</translation>
+    </message>
+    <message>
+        <source>Ratio (right / left)</source>
+        <translation>Verhältnis (rechts / links)</translation>
+    </message>
+    <message>
+        <source>Experiment #%1 is selected. Choose a second one to compare it with: ctrl-click a second row on the Experiments page, or right-click an experiment and choose “Compare with”.</source>
+        <translation>Experiment #%1 ist ausgewählt. Wählen Sie ein zweites zum Vergleich: Strg-Klick auf eine zweite Zeile der Seite Experimente, oder Rechtsklick auf ein Experiment und „Vergleichen mit“.</translation>
+    </message>
+    <message>
+        <source>Select two experiments to compare them.</source>
+        <translation>Wählen Sie zwei Experimente, um sie zu vergleichen.</translation>
+    </message>
+    <message>
+        <source>Left: %1 — right: %2</source>
+        <translation>Links: %1 — rechts: %2</translation>
+    </message>
+    <message>
+        <source>Unpin baseline #%1</source>
+        <translation>Basis #%1 lösen</translation>
+    </message>
+    <message>
+        <source>Pin #%1 as baseline</source>
+        <translation>#%1 als Basis festhalten</translation>
+    </message>
+    <message>
+        <source>Pin as baseline</source>
+        <translation>Als Basis festhalten</translation>
+    </message>
+    <message>
+        <source>Left #%1</source>
+        <translation>Links #%1</translation>
+    </message>
+    <message>
+        <source>Right #%1</source>
+        <translation>Rechts #%1</translation>
+    </message>
+    <message>
+        <source>differs</source>
+        <translation>verschieden</translation>
     </message>
 </context>
 <context>
@@ -619,6 +821,65 @@ Optionen:
     <message>
         <source>Wall-clock time of the evaluation in seconds</source>
         <translation>Gesamtdauer der Auswertung in Sekunden</translation>
+    </message>
+</context>
+<context>
+    <name>ak::ExperimentsPage</name>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>Nr. %1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>Filter by description, kernel, agent…</source>
+        <translation>Nach Beschreibung, Kernel, Agent filtern…</translation>
+    </message>
+    <message>
+        <source>All kernels</source>
+        <translation>Alle Kernels</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>Zeigen:</translation>
+    </message>
+    <message>
+        <source>&amp;Metric:</source>
+        <translation>&amp;Messgröße:</translation>
+    </message>
+    <message>
+        <source>Select two experiments to compare them: ctrl-click a second row in the table, or right-click an experiment and choose “Compare with”.</source>
+        <translation>Zwei Experimente auswählen, um sie zu vergleichen: eine zweite Tabellenzeile mit Strg-Klick wählen, oder ein Experiment mit der rechten Maustaste anklicken und „Vergleichen mit“ wählen.</translation>
+    </message>
+    <message>
+        <source>Compare With…</source>
+        <translation>Vergleichen mit…</translation>
+    </message>
+    <message>
+        <source>Diff vs parent</source>
+        <translation>Diff zum Eltern-Commit</translation>
+    </message>
+    <message>
+        <source>Diff vs selected</source>
+        <translation>Diff zum Vergleich</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>Quelltext</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Experiment %1 is hidden by the table&apos;s filters.</source>
+        <translation>Experiment %1 ist durch die Tabellenfilter ausgeblendet.</translation>
+    </message>
+    <message>
+        <source>(no parent)</source>
+        <translation>(kein Eltern-Commit)</translation>
+    </message>
+    <message>
+        <source>parent %1</source>
+        <translation>Eltern-Commit %1</translation>
     </message>
 </context>
 <context>
@@ -858,46 +1119,6 @@ Optionen:
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <source>Filter by description, kernel, agent…</source>
-        <translation>Nach Beschreibung, Kernel, Agent filtern…</translation>
-    </message>
-    <message>
-        <source>All kernels</source>
-        <translation>Alle Kernels</translation>
-    </message>
-    <message>
-        <source>Show:</source>
-        <translation>Zeigen:</translation>
-    </message>
-    <message>
-        <source>&amp;Metric:</source>
-        <translation>&amp;Messgröße:</translation>
-    </message>
-    <message>
-        <source>Select two experiments to compare them: ctrl-click a second row in the table, or right-click an experiment and choose “Compare with”.</source>
-        <translation>Zwei Experimente auswählen, um sie zu vergleichen: eine zweite Tabellenzeile mit Strg-Klick wählen, oder ein Experiment mit der rechten Maustaste anklicken und „Vergleichen mit“ wählen.</translation>
-    </message>
-    <message>
-        <source>Compare With…</source>
-        <translation>Vergleichen mit…</translation>
-    </message>
-    <message>
-        <source>Diff vs parent</source>
-        <translation>Diff zum Eltern-Commit</translation>
-    </message>
-    <message>
-        <source>Diff vs selected</source>
-        <translation>Diff zum Vergleich</translation>
-    </message>
-    <message>
-        <source>Source</source>
-        <translation>Quelltext</translation>
-    </message>
-    <message>
-        <source>Details</source>
-        <translation>Details</translation>
-    </message>
-    <message>
         <source>Opening %1…</source>
         <translation>Öffne %1…</translation>
     </message>
@@ -934,22 +1155,6 @@ Optionen:
     <message>
         <source>Re-reading the session: %1</source>
         <translation>Sitzung wird neu gelesen: %1</translation>
-    </message>
-    <message>
-        <source>Experiment %1 is hidden by the table&apos;s filters.</source>
-        <translation>Experiment %1 ist durch die Tabellenfilter ausgeblendet.</translation>
-    </message>
-    <message>
-        <source>#%1 %2 (%3)</source>
-        <translation>Nr. %1 %2 (%3)</translation>
-    </message>
-    <message>
-        <source>(no parent)</source>
-        <translation>(kein Eltern-Commit)</translation>
-    </message>
-    <message>
-        <source>parent %1</source>
-        <translation>Eltern-Commit %1</translation>
     </message>
     <message>
         <source>Compare With</source>
@@ -1182,6 +1387,292 @@ Optionen:
         <source>Make #%1 the current best of its kernel and continue from it</source>
         <translation>Nr. %1 zum aktuell Besten seines Kernels machen und von dort weitermachen</translation>
     </message>
+    <message>
+        <source>Profile %1 opened (read in %2 ms, analysed in %3 ms).</source>
+        <translation>Profil %1 geöffnet (gelesen in %2 ms, ausgewertet in %3 ms).</translation>
+    </message>
+    <message>
+        <source>Cannot open profile</source>
+        <translation>Profil kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <source>“%1” could not be opened:
+%2</source>
+        <translation>„%1“ konnte nicht geöffnet werden:
+%2</translation>
+    </message>
+    <message>
+        <source>Open &amp;Profile…</source>
+        <translation>&amp;Profil öffnen…</translation>
+    </message>
+    <message>
+        <source>Open a profile.json written by “autokernel profile”</source>
+        <translation>Eine von „autokernel profile“ geschriebene profile.json öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Page</source>
+        <translation>&amp;Seite</translation>
+    </message>
+    <message>
+        <source>&amp;Experiments</source>
+        <translation>&amp;Experimente</translation>
+    </message>
+    <message>
+        <source>&amp;Profile</source>
+        <translation>&amp;Profil</translation>
+    </message>
+    <message>
+        <source>&amp;Roofline</source>
+        <translation>&amp;Roofline</translation>
+    </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>&amp;Vergleich</translation>
+    </message>
+    <message>
+        <source>Experiment %1 is pinned as the baseline: unpin it on the Compare page first.</source>
+        <translation>Experiment %1 ist als Basis festgehalten: Lösen Sie es zuerst auf der Seite Vergleich.</translation>
+    </message>
+    <message>
+        <source>Opening profile %1…</source>
+        <translation>Öffne Profil %1…</translation>
+    </message>
+    <message>
+        <source>Open Profile</source>
+        <translation>Profil öffnen</translation>
+    </message>
+    <message>
+        <source>Profiles (*.json)</source>
+        <translation>Profile (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>ak::ProfilePage</name>
+    <message>
+        <source>Open Profile…</source>
+        <translation>Profil öffnen…</translation>
+    </message>
+    <message>
+        <source>Filter by type, op or kernel name…</source>
+        <translation>Nach Typ, Op oder Kernelname filtern…</translation>
+    </message>
+    <message>
+        <source>What if a kernel type were faster?</source>
+        <translation>Was wäre, wenn ein Kerneltyp schneller wäre?</translation>
+    </message>
+    <message>
+        <source>&amp;Type:</source>
+        <translation>&amp;Typ:</translation>
+    </message>
+    <message>
+        <source>&amp;Speed-up:</source>
+        <translation>&amp;Beschleunigung:</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>Gemessen</translation>
+    </message>
+    <message>
+        <source>Reset all</source>
+        <translation>Alle zurücksetzen</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1 (%2 %)</translation>
+    </message>
+    <message>
+        <source>No profile open: File ▸ Open Profile… (a profile.json written by “autokernel profile”).</source>
+        <translation>Kein Profil geöffnet: Datei ▸ Profil öffnen… (eine von „autokernel profile“ geschriebene profile.json).</translation>
+    </message>
+    <message>
+        <source>Profile: %1</source>
+        <translation>Profil: %1</translation>
+    </message>
+    <message>
+        <source>GPU busy %1 ms of %2 ms wall per iteration · idle %3 % · %4 kernel launches · %5 % of kernel time attributed to an op · %6 % in the nine kernel types</source>
+        <translation>GPU beschäftigt %1 ms von %2 ms Wanduhrzeit je Iteration · untätig %3 % · %4 Kernelstarts · %5 % der Kernelzeit einem Op zugeordnet · %6 % in den neun Kerneltypen</translation>
+    </message>
+    <message>
+        <source>Measured %1×</source>
+        <translation>Gemessen %1×</translation>
+    </message>
+    <message>
+        <source>The session&apos;s best speed-up of %1 over PyTorch</source>
+        <translation>Die beste Beschleunigung von %1 gegenüber PyTorch in der Sitzung</translation>
+    </message>
+    <message>
+        <source>The open session has no passing kept experiment of this type</source>
+        <translation>Die offene Sitzung hat kein bestandenes, behaltenes Experiment dieses Typs</translation>
+    </message>
+    <message>
+        <source>Open a profile to project what a faster kernel buys end to end.</source>
+        <translation>Öffnen Sie ein Profil, um hochzurechnen, was ein schnellerer Kernel insgesamt bringt.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Projected end to end: %1×&lt;/b&gt; (%2)&lt;br&gt;%3 takes %4 % of GPU time: %5× makes the model %6× faster; even if it took no time at all, at most %7×.</source>
+        <translation>&lt;b&gt;Hochgerechnet insgesamt: %1×&lt;/b&gt; (%2)&lt;br&gt;%3 braucht %4 % der GPU-Zeit: %5× macht das Modell %6× schneller; selbst ohne jede Zeit höchstens %7×.</translation>
+    </message>
+    <message>
+        <source>no speed-up chosen</source>
+        <translation>keine Beschleunigung gewählt</translation>
+    </message>
+    <message>
+        <source>group %1</source>
+        <translation>Gruppe %1</translation>
+    </message>
+    <message>
+        <source>other groups</source>
+        <translation>übrige Gruppen</translation>
+    </message>
+    <message>
+        <source>GPU time (µs per iteration), stacked by group</source>
+        <translation>GPU-Zeit (µs je Iteration), nach Gruppen gestapelt</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>jetzt</translation>
+    </message>
+    <message>
+        <source>with the chosen speed-ups</source>
+        <translation>mit den gewählten Beschleunigungen</translation>
+    </message>
+    <message>
+        <source>µs per iteration</source>
+        <translation>µs je Iteration</translation>
+    </message>
+    <message>
+        <source>limit %1×</source>
+        <translation>Grenze %1×</translation>
+    </message>
+    <message>
+        <source>speed-up of %1 (×)</source>
+        <translation>Beschleunigung von %1 (×)</translation>
+    </message>
+    <message>
+        <source>end to end (×)</source>
+        <translation>insgesamt (×)</translation>
+    </message>
+</context>
+<context>
+    <name>ak::RooflinePage</name>
+    <message>
+        <source>All kernels</source>
+        <translation>Alle Kernels</translation>
+    </message>
+    <message>
+        <source>FLOP/s view</source>
+        <translation>FLOP/s-Ansicht</translation>
+    </message>
+    <message>
+        <source>Bytes/s view</source>
+        <translation>Bytes/s-Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Roofs for:</source>
+        <translation>&amp;Dächer für:</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n point(s) shown</source>
+        <translation>
+            <numerusform>%n Punkt angezeigt</numerusform>
+            <numerusform>%n Punkte angezeigt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No datasheet numbers for the session&apos;s GPU (“%1”): no roofs are drawn.</source>
+        <translation>Keine Datenblattwerte für die GPU der Sitzung („%1“): Es werden keine Dächer gezeichnet.</translation>
+    </message>
+    <message>
+        <source>Open a session to see its experiments on the roofline.</source>
+        <translation>Öffnen Sie eine Sitzung, um ihre Experimente auf der Roofline zu sehen.</translation>
+    </message>
+    <message>
+        <source>%1 %2 TB/s (datasheet)</source>
+        <translation>%1 %2 TB/s (Datenblatt)</translation>
+    </message>
+    <message>
+        <source>CUDA cores fp32 %1 TFLOP/s (datasheet)</source>
+        <translation>CUDA-Kerne fp32 %1 TFLOP/s (Datenblatt)</translation>
+    </message>
+    <message>
+        <source>tensor cores %1 %2 TFLOP/s (datasheet)</source>
+        <translation>Tensorkerne %1 %2 TFLOP/s (Datenblatt)</translation>
+    </message>
+    <message>
+        <source>no measured ceilings (open a profile recorded on this GPU to draw them)</source>
+        <translation>keine gemessenen Obergrenzen (öffnen Sie ein auf dieser GPU aufgezeichnetes Profil, um sie zu zeichnen)</translation>
+    </message>
+    <message>
+        <source>copy %1 TB/s (measured)</source>
+        <translation>Kopie %1 TB/s (gemessen)</translation>
+    </message>
+    <message>
+        <source>GEMM %1 %2 TFLOP/s (measured)</source>
+        <translation>GEMM %1 %2 TFLOP/s (gemessen)</translation>
+    </message>
+    <message>
+        <source>measured ceilings from the profile (%1)</source>
+        <translation>gemessene Obergrenzen aus dem Profil (%1)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)%3 · ridge point %4 FLOP/byte · %5</source>
+        <translation>%1 (%2)%3 · Knickpunkt %4 FLOP/Byte · %5</translation>
+    </message>
+    <message>
+        <source>, approximate: %1</source>
+        <translation>, ungefähr: %1</translation>
+    </message>
+    <message>
+        <source>%1 %2 (%3 %)</source>
+        <translation>%1 %2 (%3 %)</translation>
+    </message>
+</context>
+<context>
+    <name>ak::RooflinePlot</name>
+    <message>
+        <source>Arithmetic intensity (FLOP/byte)</source>
+        <translation>Arithmetische Intensität (FLOP/Byte)</translation>
+    </message>
+    <message>
+        <source>Achieved TFLOP/s</source>
+        <translation>Erreichte TFLOP/s</translation>
+    </message>
+    <message>
+        <source>PyTorch baseline</source>
+        <translation>PyTorch-Basis</translation>
+    </message>
+    <message>
+        <source>profile groups</source>
+        <translation>Profilgruppen</translation>
+    </message>
+    <message>
+        <source>Achieved GB/s</source>
+        <translation>Erreichte GB/s</translation>
+    </message>
+    <message>
+        <source>ridge %1 FLOP/B</source>
+        <translation>Knick %1 FLOP/B</translation>
+    </message>
+    <message>
+        <source>#%1 %2 (%3)</source>
+        <translation>Nr. %1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>intensity %1 FLOP/B · %2 TFLOP/s · %3 GB/s</source>
+        <translation>Intensität %1 FLOP/B · %2 TFLOP/s · %3 GB/s</translation>
+    </message>
+    <message>
+        <source>latency %1 µs</source>
+        <translation>Latenz %1 µs</translation>
+    </message>
+    <message>
+        <source> · %1× vs PyTorch</source>
+        <translation> · %1× ggü. PyTorch</translation>
+    </message>
+    <message>
+        <source> · %1% of peak</source>
+        <translation> · %1 % des Spitzenwerts</translation>
+    </message>
 </context>
 <context>
     <name>ak::Screenshot</name>
@@ -1288,8 +1779,8 @@ Optionen:
         <translation>Bandbreite (GB/s)</translation>
     </message>
     <message>
-        <source>running best (pick a kernel)</source>
-        <translation>bisher bestes (Kernel wählen)</translation>
+        <source>best: %1</source>
+        <translation>beste: %1</translation>
     </message>
 </context>
 </TS>

@@ -83,6 +83,9 @@ AgentPanel::AgentPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(buildStatusBox());
     layout->addWidget(buildAgentBox());
     layout->addWidget(buildSteeringBox());
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &AgentPanel::updateRevertsRule);
+    connect(m_strategy, &QComboBox::currentIndexChanged, this, &AgentPanel::updateRevertsRule);
+    updateRevertsRule();
 
     auto* logBox = new QGroupBox(tr("Log"), this);
     m_log = new QPlainTextEdit(logBox);
@@ -214,6 +217,25 @@ QWidget* AgentPanel::buildAgentBox() {
     connect(m_kind, &QComboBox::currentIndexChanged, m_kindPages, &QStackedWidget::setCurrentIndex);
     connect(m_keyVariable, &QLineEdit::textChanged, this, &AgentPanel::updateKeyStatus);
     return box;
+}
+
+void AgentPanel::updateRevertsRule() {
+    const bool sweep = m_kind->currentData().toString() == QLatin1String("search") &&
+                       m_strategy->currentData().toString() == QLatin1String("sweep");
+    if (sweep && m_maxRevertsValue < 0) {
+        m_maxRevertsValue = m_maxReverts->value();
+        m_maxReverts->setSpecialValueText(tr("does not apply to the sweep"));
+        m_maxReverts->setValue(m_maxReverts->minimum());
+        m_maxReverts->setEnabled(false);
+        m_maxReverts->setToolTip(tr("The sweep is a bounded search: it moves on from a kernel when every "
+                                    "configuration was tried, not after reverts in a row"));
+    } else if (!sweep && m_maxRevertsValue >= 0) {
+        m_maxReverts->setSpecialValueText(tr("off"));
+        m_maxReverts->setValue(m_maxRevertsValue);
+        m_maxRevertsValue = -1;
+        m_maxReverts->setEnabled(true);
+        m_maxReverts->setToolTip(QString());
+    }
 }
 
 QWidget* AgentPanel::buildSteeringBox() {
@@ -471,7 +493,8 @@ double AgentPanel::keepThreshold() const { return m_threshold->value() / 100.0; 
 
 MoveOnRules AgentPanel::moveOnRules() const {
     MoveOnRules r;
-    r.max_consecutive_reverts = m_maxReverts->value();
+    // While the rule does not apply (the sweep) the user's value is kept, not the shown placeholder.
+    r.max_consecutive_reverts = m_maxRevertsValue >= 0 ? m_maxRevertsValue : m_maxReverts->value();
     r.ceiling_fraction = m_ceilingPct->value() / 100.0;
     r.max_hours = m_maxHours->value();
     r.target_speedup = m_targetSpeedup->value();

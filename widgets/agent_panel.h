@@ -136,6 +136,9 @@ private:
     QWidget* buildStatusBox();
     QWidget* buildAgentBox();
     QWidget* buildSteeringBox();
+    // The sweep is a bounded search: it ends a kernel by exhaustion, so "reverts in a row" does not
+    // apply to it and its spin box says so (disabled) instead of showing a rule that never fires.
+    void updateRevertsRule();
     void onPauseClicked();
     void onStepClicked();
     void updateButtons();
@@ -175,6 +178,7 @@ private:
     QLabel* m_frozenNote = nullptr;
     QDoubleSpinBox* m_threshold = nullptr;
     QSpinBox* m_maxReverts = nullptr;
+    int m_maxRevertsValue = -1;  // the user's value while the rule does not apply (-1: it applies)
     QDoubleSpinBox* m_ceilingPct = nullptr;
     QDoubleSpinBox* m_maxHours = nullptr;
     QDoubleSpinBox* m_targetSpeedup = nullptr;

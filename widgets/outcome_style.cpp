@@ -31,6 +31,16 @@ QColor OutcomeStyle::correctnessColor(Correctness correctness) {
     return correctness == Correctness::Pass ? color(Outcome::Kept) : color(Outcome::Failed);
 }
 
+QColor OutcomeStyle::kernelColor(int index)
+{
+    static const QColor palette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+                                     QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
+                                     QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
+                                     QColor(23, 190, 207)};
+    constexpr int count = int(sizeof(palette) / sizeof(palette[0]));
+    return palette[((index % count) + count) % count];
+}
+
 QColor OutcomeStyle::frontierColor() { return QColor(0x15, 0x65, 0xc0); }   // blue
 QColor OutcomeStyle::selectionColor() { return QColor(0xef, 0x6c, 0x00); }  // orange
 QColor OutcomeStyle::insertedLineBackground() { return QColor(0xdd, 0xf4, 0xdd); }

@@ -27,6 +27,9 @@ public:
     static MarkerShape marker(Outcome outcome);
     static QColor correctnessColor(Correctness correctness);
     static QColor frontierColor();
+    // The colour of the index-th kernel (in order of appearance): ten hues that stay apart on white.
+    // The timeline's per-kernel running best and the roofline use the same ones.
+    static QColor kernelColor(int index);
     static QColor selectionColor();
     // Background tints of a diff's inserted and deleted lines and of its hunk headers.
     static QColor insertedLineBackground();

@@ -4,6 +4,7 @@
 
 #include <qcustomplot.h>
 
+#include <QPainter>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -53,7 +54,8 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
     m_plot->xAxis->setTicker(ticker);
     m_plot->yAxis->setLabel(metricLabel(m_metric));
 
-    // Draw order: frontier under the markers, the selection ring on top.
+    // Draw order: frontiers under the markers, the selection ring on top.
+    m_plot->addLayer(QStringLiteral("frontiers"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limBelow);
     m_frontier = m_plot->addGraph();
     m_frontier->setName(tr("running best"));
     m_frontier->setLineStyle(QCPGraph::lsStepLeft);
@@ -67,9 +69,16 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
                                                    QPen(OutcomeStyle::selectionColor(), 2.5), Qt::NoBrush, 14));
     m_selection->removeFromLegend();
 
+    // The legend is a row above the axes: it never covers a point.
     m_plot->legend->setVisible(true);
-    m_plot->legend->setBrush(QColor(255, 255, 255, 210));  // points behind the legend stay visible
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(4);  // two rows fit a narrow plot without eliding names
+    m_plot->legend->setIconSize(16, 10);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setMargins(QMargins(4, 2, 4, 0));
     // Legend order: kept, reverted, failed, running best.
     m_plot->legend->clearItems();
     for (QCPGraph* g : {m_kept, m_reverted, m_failed, m_frontier}) g->addToLegend();
@@ -165,7 +174,7 @@ void TimelinePlot::rebuild() {
     const int metric = static_cast<int>(m_metric);
     const bool minimize = m_metric == Metric::Latency;
     const bool allKernels = m_kernelFilter.isEmpty();
-    const bool withFrontier = !allKernels || m_metric == Metric::Speedup;
+    const bool withFrontier = !allKernels;
     int filterKernel = -2;  // matches nothing unless found
     if (!allKernels) {
         for (std::size_t i = 0; i < m_kernels.size(); ++i)
@@ -173,6 +182,9 @@ void TimelinePlot::rebuild() {
     }
 
     QVector<double> keptX, keptY, revertedX, revertedY, failedX, failedY, frontierX, frontierY;
+    // All kernels: one running best per kernel.
+    std::vector<QVector<double>> kernelX(allKernels ? m_kernels.size() : 0), kernelY(kernelX.size());
+    std::vector<double> kernelBest(kernelX.size(), kNaN);
     keptX.reserve(static_cast<qsizetype>(m_points.size()));
     keptY.reserve(static_cast<qsizetype>(m_points.size()));
     double lo = std::numeric_limits<double>::infinity();
@@ -213,10 +225,24 @@ void TimelinePlot::rebuild() {
             frontierX.push_back(x);
             frontierY.push_back(v);
         }
+        if (allKernels && p.onFrontier && has) {
+            double& kb = kernelBest[std::size_t(p.kernel)];
+            if (std::isnan(kb) || (minimize ? v < kb : v > kb)) {
+                kb = v;
+                kernelX[std::size_t(p.kernel)].push_back(x);
+                kernelY[std::size_t(p.kernel)].push_back(v);
+            }
+        }
     }
     if (!frontierX.isEmpty() && lastX > frontierX.back()) {
         frontierX.push_back(lastX);
         frontierY.push_back(best);
+    }
+    for (std::size_t k = 0; k < kernelX.size(); ++k) {
+        if (!kernelX[k].isEmpty() && lastX > kernelX[k].back()) {
+            kernelX[k].push_back(lastX);
+            kernelY[k].push_back(kernelBest[k]);
+        }
     }
 
     // y range: the values with 5 % margins; failures without a value sit on a line below them.
@@ -235,7 +261,55 @@ void TimelinePlot::rebuild() {
     m_reverted->setData(revertedX, revertedY, true);
     m_failed->setData(failedX, failedY, true);
     m_frontier->setData(frontierX, frontierY, true);
-    m_frontier->setName(withFrontier ? tr("running best") : tr("running best (pick a kernel)"));
+    m_frontier->setName(tr("running best"));
+    if (allKernels)
+        m_frontier->removeFromLegend();
+    else if (!m_plot->legend->hasItemWithPlottable(m_frontier))
+        m_frontier->addToLegend();
+
+    // Per-kernel running bests (all kernels shown): one graph per kernel, under the markers.
+    while (m_kernelFrontiers.size() < kernelX.size()) {
+        const int index = int(m_kernelFrontiers.size());
+        QCPGraph* g = m_plot->addGraph();
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        g->setPen(QPen(OutcomeStyle::kernelColor(index), 2.0));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
+        g->setLayer(QStringLiteral("frontiers"));
+        m_kernelFrontiers.push_back(g);
+    }
+    for (std::size_t k = 0; k < m_kernelFrontiers.size(); ++k) {
+        QCPGraph* g = m_kernelFrontiers[k];
+        const bool used = k < kernelX.size() && !kernelX[k].isEmpty();
+        if (k < m_kernels.size())
+            g->setName(tr("best: %1").arg(m_kernels[k]));
+        if (used)
+            g->setData(kernelX[k], kernelY[k], true);
+        else
+            g->data()->clear();
+        g->setVisible(used);
+        if (used && !m_plot->legend->hasItemWithPlottable(g))
+            g->addToLegend();
+        else if (!used)
+            g->removeFromLegend();
+    }
+
+    // Thousands of failures: thin ticks instead of crosses, so the band reads as a density.
+    const bool ticks = failedX.size() > kDenseFailures;
+    if (ticks != m_failedTicks) {
+        m_failedTicks = ticks;
+        if (ticks) {
+            QPixmap tick(3, kMarkerDiameter);
+            tick.fill(Qt::transparent);
+            QPainter painter(&tick);
+            QColor color = OutcomeStyle::color(Outcome::Failed);
+            color.setAlpha(150);
+            painter.fillRect(QRect(1, 0, 1, kMarkerDiameter), color);
+            painter.end();
+            m_failed->setScatterStyle(QCPScatterStyle(tick));
+        } else {
+            m_failed->setScatterStyle(scatterFor(Outcome::Failed));
+        }
+    }
     updateSelection();
 }
 
@@ -283,6 +357,16 @@ QCPGraph* TimelinePlot::graphOf(Series series) const {
     case Series::Selected: return m_selection;
     }
     return nullptr;
+}
+
+QVector<QPointF> TimelinePlot::frontierOf(const QString& kernelType) const {
+    QVector<QPointF> points;
+    for (std::size_t k = 0; k < m_kernels.size() && k < m_kernelFrontiers.size(); ++k) {
+        if (m_kernels[k] != kernelType) continue;
+        const auto data = m_kernelFrontiers[k]->data();
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it) points.append(QPointF(it->key, it->value));
+    }
+    return points;
 }
 
 QVector<QPointF> TimelinePlot::pointsOf(Series series) const {

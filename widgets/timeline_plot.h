@@ -9,13 +9,14 @@
 //   Frontier  the running best as a step line. Only experiments that are kept (or baseline) AND
 //             PASS count. Latency: running minimum; the other metrics: running maximum. One point
 //             per improvement, plus one at the last shown experiment so the line reaches the right.
+//             With a kernel filter this is one line (Series::Frontier); with all kernels each kernel
+//             has its own running best in its own colour (OutcomeStyle::kernelColor, frontierOf()),
+//             since the values of different kernels are not one series.
+//   Failed    with many failures (more than kDenseFailures shown) the crosses become thin ticks,
+//             so a band of 10,000 failures stays readable as a density
 //   Selected  the selected experiment (a ring), when it is plotted
 //
-// The frontier is computed over the shown experiments: per kernel when a kernel filter is set.
-// With all kernels shown, only Speedup (a ratio, comparable across kernels) has a frontier: one
-// over all kernels, i.e. "the best speed-up reached so far by any kernel". TFLOP/s, latency and
-// GB/s of different kernels are not comparable, so with all kernels those show no frontier and
-// the legend asks to pick a kernel.
+// The legend sits above the plot, outside the axes, so it never covers a point.
 //
 // Interaction: mouse wheel zooms x, dragging pans x, double-click resets the view, a click on (or
 // within 8 px of) a point selects it and emits experimentClicked(); a right click on a point selects it
@@ -42,6 +43,7 @@ public:
     enum class Metric { Speedup, Throughput, Latency, Bandwidth };
     enum class Series { Kept, Reverted, Failed, Frontier, Selected };
     static constexpr int kMarkerDiameter = 9;  // pixels
+    static constexpr int kDenseFailures = 1000;
 
     explicit TimelinePlot(QWidget* parent = nullptr);
     ~TimelinePlot() override;
@@ -60,6 +62,10 @@ public:
 
     // What is plotted, for tests and exports: (experiment number, y) pairs in number order.
     QVector<QPointF> pointsOf(Series series) const;
+    // The running best of one kernel when all kernels are shown (empty otherwise).
+    QVector<QPointF> frontierOf(const QString& kernelType) const;
+    // True when the failed markers are drawn as thin ticks (many failures shown).
+    bool failedDrawnAsTicks() const { return m_failedTicks; }
     // The y at which failed experiments without a value are drawn.
     double failedMarkerY() const { return m_failedY; }
     QCustomPlot* plot() const { return m_plot; }
@@ -104,6 +110,8 @@ private:
     QCPGraph* m_failed = nullptr;
     QCPGraph* m_frontier = nullptr;
     QCPGraph* m_selection = nullptr;
+    std::vector<QCPGraph*> m_kernelFrontiers;  // per kernel (index into m_kernels), all-kernels view
+    bool m_failedTicks = false;
 
     std::vector<Point> m_points;  // sorted by number
     std::vector<QString> m_kernels;

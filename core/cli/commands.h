@@ -17,6 +17,7 @@ int run_new(std::span<const std::string> args);       // new (core/cli/new_comma
 int run_run(std::span<const std::string> args);       // run (core/cli/run_command.cpp)
 int run_control(std::span<const std::string> args);   // control (core/cli/run_command.cpp)
 int run_profile(std::span<const std::string> args);   // profile (core/cli/profile_command.cpp)
+int run_verify(std::span<const std::string> args);    // verify (core/cli/verify_command.cpp)
 
 // "autokernel 0.1.0 (git 1a2b3c4)"
 std::string version_line();

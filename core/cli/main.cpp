@@ -35,6 +35,10 @@ commands:
                                    where a model's GPU time goes, per kernel type, with what-if and
                                    headroom (exit 2 without a GPU)
   profile --show PROFILE.json      the report of an existing profile (no GPU needed)
+  verify SESSION --model NAME | --torchscript FILE --input SPEC ...
+                                   the whole model unmodified and with the session's kernels, checked
+                                   and timed; speedup against Amdahl's prediction, coverage
+                                   (exit 2 without a GPU)
 
 'autokernel <command> --help' describes a command.
 exit status: 0 ok, 1 failure, 2 no GPU or driver, 64 usage error
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
         if (command == "run") return ak::cli::run_run(rest);
         if (command == "control") return ak::cli::run_control(rest);
         if (command == "profile") return ak::cli::run_profile(rest);
+        if (command == "verify") return ak::cli::run_verify(rest);
         std::cerr << "autokernel: unknown command '" << command << "'\n\n" << kUsage;
         return ak::cli::kExitUsage;
     } catch (const ak::Error& e) {

@@ -56,12 +56,13 @@ std::string_view to_string(RequestOp op) {
     case RequestOp::Ceilings: return "ceilings";
     case RequestOp::Ping: return "ping";
     case RequestOp::Device: return "device";
+    case RequestOp::Verify: return "verify";
     }
     return "?";
 }
 
 std::optional<RequestOp> parse_request_op(std::string_view s) {
-    for (auto v : {RequestOp::Evaluate, RequestOp::Ceilings, RequestOp::Ping, RequestOp::Device})
+    for (auto v : {RequestOp::Evaluate, RequestOp::Ceilings, RequestOp::Ping, RequestOp::Device, RequestOp::Verify})
         if (to_string(v) == s) return v;
     return std::nullopt;
 }
@@ -413,6 +414,7 @@ json result_json(const EvaluationResult& r) {
     j["device"] = r.device;
     if (r.device_info) j["device_info"] = to_json(*r.device_info);
     if (r.ceilings) j["ceilings"] = ceilings_json(*r.ceilings);
+    if (r.verify) j["verify"] = json::parse(encode_verify_measurement(*r.verify));
     if (r.worker_exiting) j["worker_exiting"] = true;
     return j;
 }
@@ -456,6 +458,10 @@ EvaluationResult result_from(const json& j) {
     if (const json* c = field(j, "ceilings")) {
         if (!c->is_object()) bad("result: field 'ceilings' must be an object");
         r.ceilings = ceilings_from(*c, "result.ceilings");
+    }
+    if (const json* v = field(j, "verify")) {
+        if (!v->is_object()) bad("result: field 'verify' must be an object");
+        r.verify = decode_verify_measurement(v->dump(), "evaluation protocol: result.verify");
     }
     r.worker_exiting = get_bool(j, "worker_exiting", w);
     return r;
@@ -506,6 +512,7 @@ std::string encode_request(const EvaluationRequest& r) {
         if (r.reference_source) j["reference_source"] = *r.reference_source;
         j["iterations_hint"] = r.iterations_hint;
     }
+    if (r.op == RequestOp::Verify && r.verify) j["verify"] = json::parse(encode_verify_request(*r.verify));
     j["timeout_s"] = number(r.timeout_s);
     return dump_line(j);
 }
@@ -519,10 +526,16 @@ EvaluationRequest decode_request(std::string_view text) {
     const auto op_text = get_string(j, "op", w);
     if (op_text.empty()) bad("request: missing field 'op'");
     const auto op = parse_request_op(op_text);
-    if (!op) bad("request: unknown op '" + op_text + "' (expected evaluate, ceilings, ping or device)");
+    if (!op) bad("request: unknown op '" + op_text + "' (expected evaluate, ceilings, ping, device or verify)");
     r.op = *op;
     r.timeout_s = get_double(j, "timeout_s", w, r.timeout_s);
     if (!(r.timeout_s > 0)) bad("request: field 'timeout_s' must be positive");
+    if (r.op == RequestOp::Verify) {
+        const json* v = field(j, "verify");
+        if (!v || !v->is_object()) bad("request: op 'verify' needs the object field 'verify'");
+        r.verify = decode_verify_request(v->dump(), "evaluation protocol: request.verify");
+        return r;
+    }
     if (r.op != RequestOp::Evaluate) return r;
 
     const auto type_text = get_string(j, "type", w);

@@ -11,6 +11,7 @@
 #include "analysis/dtype.h"
 #include "analysis/measured_ceilings.h"
 #include "engine/kernel_type.h"
+#include "engine/verify_protocol.h"
 
 #include <cstdint>
 #include <optional>
@@ -37,8 +38,9 @@ enum class RequestOp {
     Ceilings,  // measure this GPU's copy and GEMM ceilings
     Ping,      // answer at once (start-up handshake, liveness)
     Device,    // describe the GPU and the worker's libraries
+    Verify,    // a whole model, unmodified and with session kernels substituted (verify_protocol.h)
 };
-std::string_view to_string(RequestOp op);  // "evaluate", "ceilings", "ping", "device"
+std::string_view to_string(RequestOp op);  // "evaluate", "ceilings", "ping", "device", "verify"
 std::optional<RequestOp> parse_request_op(std::string_view s);
 
 struct EvaluationRequest {
@@ -55,6 +57,7 @@ struct EvaluationRequest {
     double timeout_s = 120;              // whole request; the client kills the worker after this
     std::optional<std::string> reference_source;  // the current best, re-timed in the same run
     int iterations_hint = 0;             // timing iterations per shape; 0: the worker decides
+    std::optional<VerifyRequest> verify; // op "verify" only (required there)
 };
 
 struct FunctionResources {
@@ -138,6 +141,7 @@ struct EvaluationResult {
     std::string device;        // device name
     std::optional<DeviceDescription> device_info;  // op "device"
     std::optional<MeasuredCeilings> ceilings;       // op "ceilings"
+    std::optional<VerifyMeasurement> verify;        // op "verify" (also with FAIL: what was measured)
     bool worker_exiting = false;  // the worker exits after this result (sticky CUDA error): restart it
 };
 

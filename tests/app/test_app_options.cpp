@@ -54,6 +54,17 @@ private slots:
         QVERIFY(parse({"--screenshot"}).error.contains(QStringLiteral("--screenshot")));
         QVERIFY(parse({"--size", "big"}).error.contains(QStringLiteral("big")));
     }
+    void page_and_profile()
+    {
+        AppOptions o = parse({"--page", "Roofline", "--profile", "p.json", "/s"});
+        QCOMPARE(o.page, QStringLiteral("roofline"));
+        QCOMPARE(o.profileFile, QStringLiteral("p.json"));
+        QCOMPARE(o.sessionDir, QStringLiteral("/s"));
+        QVERIFY(o.error.isEmpty());
+        QVERIFY(parse({"--page", "flamegraph"}).error.contains(QStringLiteral("flamegraph")));
+        QVERIFY(parse({"--profile"}).error.contains(QStringLiteral("--profile")));
+        QVERIFY(appUsage().contains(QStringLiteral("--page")));
+    }
     void lang_accepts_de_and_en_only()
     {
         QCOMPARE(parse({"--lang", "de"}).language, QStringLiteral("de"));

@@ -107,7 +107,9 @@ private slots:
         QVERIFY(installTranslation(*QCoreApplication::instance(), translator, QStringLiteral("de")));
         QCOMPARE(QCoreApplication::translate("ak::MainWindow", "&File"), QStringLiteral("&Datei"));
         QCOMPARE(QCoreApplication::translate("ak::MainWindow", "&View"), QStringLiteral("&Ansicht"));
-        QCOMPARE(QCoreApplication::translate("ak::MainWindow", "Diff vs parent"), QStringLiteral("Diff zum Eltern-Commit"));
+        QCOMPARE(QCoreApplication::translate("ak::ExperimentsPage", "Diff vs parent"), QStringLiteral("Diff zum Eltern-Commit"));
+        QCOMPARE(QCoreApplication::translate("ak::ProfilePage", "What if a kernel type were faster?"),
+                 QStringLiteral("Was wäre, wenn ein Kerneltyp schneller wäre?"));
         QCOMPARE(QCoreApplication::translate("ak::SessionLoader", "The session “%1” has no experiments.")
                      .arg(QStringLiteral("x")),
                  QStringLiteral("Die Sitzung „x“ enthält keine Experimente."));
@@ -154,6 +156,9 @@ private slots:
         QVERIFY(contexts.contains(QStringLiteral("ak::MainWindow")));
         QVERIFY(contexts.contains(QStringLiteral("ak::TimelinePlot")));
         QVERIFY(contexts.contains(QStringLiteral("ak::DetailsPanel")));
+        // The pages (app/pages/) are scanned too.
+        for (const char* page : {"ak::ExperimentsPage", "ak::ProfilePage", "ak::RooflinePage", "ak::ComparePage"})
+            QVERIFY2(contexts.contains(QString::fromLatin1(page)), page);
     }
 };
 

@@ -9,6 +9,13 @@
 #include "widgets/source_view.h"
 #include "widgets/timeline_plot.h"
 
+#include "app/pages/compare_page.h"
+#include "app/pages/experiments_page.h"
+#include "app/pages/roofline_page.h"
+#include "widgets/roofline_plot.h"
+
+#include <qcustomplot.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -100,6 +107,9 @@ private slots:
     void an_empty_session_reports_that_it_has_no_experiments();
     void a_missing_folder_reports_an_error();
     void experiments_recorded_by_another_writer_appear_live_keeping_the_selection();
+    void the_window_is_a_shell_of_four_pages();
+    void clicking_a_roofline_point_selects_the_experiment_on_every_page();
+    void the_compare_page_shows_the_two_rows_and_a_pinned_baseline_stays();
 
 private:
     QTemporaryDir m_root;
@@ -387,6 +397,81 @@ void TestMainWindow::experiments_recorded_by_another_writer_appear_live_keeping_
     test::recordExtra(test::toPath(dir), 2);
     QTRY_COMPARE_WITH_TIMEOUT(window->tableView()->model()->rowCount(), test::kSampleExperimentCount + 3, 5000);
     QVERIFY(messages.isEmpty());
+}
+
+void TestMainWindow::the_window_is_a_shell_of_four_pages()
+{
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    QCOMPARE(window->pages()->count(), 4);
+    QCOMPARE(window->pages()->widget(MainWindow::ExperimentsPageIndex), window->experimentsPage());
+    QCOMPARE(window->pages()->widget(MainWindow::RooflinePageIndex), window->rooflinePage());
+    QCOMPARE(window->pages()->widget(MainWindow::ComparePageIndex), window->comparePage());
+    window->showPageNamed(QStringLiteral("roofline"));
+    QCOMPARE(window->pages()->currentIndex(), int(MainWindow::RooflinePageIndex));
+    window->showPageNamed(QStringLiteral("no such page"));
+    QCOMPARE(window->pages()->currentIndex(), int(MainWindow::RooflinePageIndex));
+}
+
+void TestMainWindow::clicking_a_roofline_point_selects_the_experiment_on_every_page()
+{
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    QVERIFY(openAndWait(*window, m_sessionDir));
+    window->showPage(MainWindow::RooflinePageIndex);
+    RooflinePlot* roofline = window->rooflinePage()->plot();
+    QTRY_VERIFY(roofline->isVisible());
+    roofline->plot()->replot();
+    const std::optional<QPointF> at = roofline->positionOf(2);
+    QVERIFY(at);
+    const QPoint pixel(qRound(roofline->plot()->xAxis->coordToPixel(at->x())),
+                       qRound(roofline->plot()->yAxis->coordToPixel(at->y())));
+    QVERIFY(roofline->experimentAt(pixel) == 2);
+    QTest::mouseClick(roofline->plot(), Qt::LeftButton, Qt::NoModifier, pixel);
+    QTRY_VERIFY_WITH_TIMEOUT(window->isSettled() && window->selectedExperiment() == 2, 10000);
+    QCOMPARE(window->filterModel()->experimentNumberAt(window->tableView()->currentIndex().row()), 2);
+    QCOMPARE(window->timeline()->selectedExperiment(), 2);
+    QCOMPARE(window->detailsPanel()->valueOf(QStringLiteral("experiment")), QStringLiteral("2"));
+    QCOMPARE(window->comparePage()->rightExperiment(), 2);
+    QCOMPARE(roofline->selectedExperiment(), 2);
+    // And the other way: the table's selection moves the roofline's ring.
+    window->selectExperiment(3);
+    QCOMPARE(roofline->selectedExperiment(), 3);
+}
+
+void TestMainWindow::the_compare_page_shows_the_two_rows_and_a_pinned_baseline_stays()
+{
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    QVERIFY(openAndWait(*window, m_sessionDir));
+    QTest::mouseClick(window->tableView()->viewport(), Qt::LeftButton, {}, cellCenter(*window, 0));
+    QTRY_VERIFY_WITH_TIMEOUT(window->isSettled() && window->selectedExperiment() == 0, 10000);
+    QTest::mouseClick(window->tableView()->viewport(), Qt::LeftButton, Qt::ControlModifier, cellCenter(*window, 5));
+    QTRY_VERIFY_WITH_TIMEOUT(window->isSettled() && window->selectedExperiment() == 5, 10000);
+    ComparePage* page = window->comparePage();
+    QCOMPARE(page->leftExperiment(), 0);
+    QCOMPARE(page->rightExperiment(), 5);
+    const Experiment* left = window->experiment(0);
+    const Experiment* right = window->experiment(5);
+    QVERIFY(left && right && left->latency_us && right->latency_us);
+    QCOMPARE(page->cellText(QStringLiteral("latency_us"), ComparePage::DeltaColumn),
+             QLocale().toString(*right->latency_us - *left->latency_us, 'f', 2));
+    QCOMPARE(page->cellText(QStringLiteral("latency_us"), ComparePage::RatioColumn),
+             QLocale().toString(*right->latency_us / *left->latency_us, 'f', 3) + QStringLiteral("×"));
+    // The page's diff is the same pair as the Experiments page's "Diff vs selected".
+    QCOMPARE(page->diffView()->insertedCount(), window->compareDiffView()->insertedCount());
+    QCOMPARE(page->diffView()->deletedCount(), window->compareDiffView()->deletedCount());
+    // Pin #0: ctrl-clicking other pairs does not replace it; browsing keeps it on the left.
+    page->pin(0);
+    window->setCompareExperiment(3);
+    QCOMPARE(window->compareExperiment(), 0);
+    window->selectExperiment(6);
+    QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 10000);
+    QCOMPARE(page->leftExperiment(), 0);
+    QCOMPARE(page->rightExperiment(), 6);
+    page->pin(-1);
+    window->setCompareExperiment(3);
+    QCOMPARE(window->compareExperiment(), 3);
 }
 
 QTEST_MAIN(TestMainWindow)

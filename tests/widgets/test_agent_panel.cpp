@@ -144,6 +144,24 @@ private slots:
         QCOMPARE(r.keepThreshold, 0.025);
     }
 
+    // The default agent is the sweep, a bounded search: "reverts in a row" does not apply to it, and
+    // the panel says so instead of showing "5".
+    void revertsInARowDoesNotApplyToTheSweep() {
+        AgentPanel panel;
+        QCOMPARE(panel.agentKindCombo()->currentData().toString(), QStringLiteral("search"));
+        QCOMPARE(panel.strategyCombo()->currentData().toString(), QStringLiteral("sweep"));
+        QVERIFY(!panel.maxRevertsSpin()->isEnabled());
+        QCOMPARE(panel.maxRevertsSpin()->text(), panel.maxRevertsSpin()->specialValueText());
+        QVERIFY(!panel.maxRevertsSpin()->text().contains(QLatin1Char('5')));
+        panel.strategyCombo()->setCurrentIndex(panel.strategyCombo()->findData(QStringLiteral("evolve")));
+        QVERIFY(panel.maxRevertsSpin()->isEnabled());
+        QCOMPARE(panel.maxRevertsSpin()->value(), MoveOnRules{}.max_consecutive_reverts);
+        panel.strategyCombo()->setCurrentIndex(panel.strategyCombo()->findData(QStringLiteral("sweep")));
+        panel.agentKindCombo()->setCurrentIndex(panel.agentKindCombo()->findData(QStringLiteral("llm")));
+        QVERIFY(panel.maxRevertsSpin()->isEnabled());
+        QCOMPARE(panel.maxRevertsSpin()->value(), MoveOnRules{}.max_consecutive_reverts);
+    }
+
     void unlimitedBudgetLeavesLimitsUnset() {
         AgentPanel panel;
         const AgentRunRequest r = panel.runRequest();
@@ -238,6 +256,8 @@ private slots:
         panel.frozenTunablesList()->item(0)->setCheckState(Qt::Checked);
         panel.focusTierSpin()->setValue(1);
         panel.keepThresholdSpin()->setValue(0.5);
+        // Reverts in a row apply to the evolve strategy (not to the bounded sweep).
+        panel.strategyCombo()->setCurrentIndex(panel.strategyCombo()->findData(QStringLiteral("evolve")));
         panel.maxRevertsSpin()->setValue(8);
         panel.ceilingPercentSpin()->setValue(0);  // off
         panel.maxHoursSpin()->setValue(3.5);

@@ -76,7 +76,7 @@ class TestTimelinePlot : public QObject {
     }
 
 private slots:
-    void speedupAllKernelsHasOneFrontierOverAll() {
+    void speedupAllKernelsHasOneRunningBestPerKernel() {
         TimelinePlot plot;
         plot.setExperiments(session());
         QCOMPARE(plot.metric(), Metric::Speedup);
@@ -84,8 +84,11 @@ private slots:
                  (Points{{0, 1.0}, {1, 1.2}, {3, 0.8}, {5, 1.5}, {6, 2.0}, {8, 1.4}, {10, 1.6}}));
         QCOMPARE(plot.pointsOf(Series::Reverted), (Points{{2, 1.1}, {9, 1.3}, {11, 1.3}}));
         QCOMPARE(failed(plot), (Points{{4, kBottom}, {7, 0.9}}));
-        // 6 (2.0) is kept but FAIL; 3, 8 do not improve. Trailing point carries the best to #11.
-        QCOMPARE(plot.pointsOf(Series::Frontier), (Points{{0, 1.0}, {1, 1.2}, {5, 1.5}, {10, 1.6}, {11, 1.6}}));
+        // One line per kernel, not one across kernels. 6 (2.0) is kept but FAIL; trailing points
+        // carry each kernel's best to the last shown experiment (#11).
+        QVERIFY(plot.pointsOf(Series::Frontier).isEmpty());
+        QCOMPARE(plot.frontierOf(QStringLiteral("rmsnorm")), (Points{{0, 1.0}, {1, 1.2}, {8, 1.4}, {11, 1.4}}));
+        QCOMPARE(plot.frontierOf(QStringLiteral("softmax")), (Points{{3, 0.8}, {5, 1.5}, {10, 1.6}, {11, 1.6}}));
         checkFailedLineIsBelowEverything(plot);
         QVERIFY(plot.pointsOf(Series::Selected).isEmpty());
     }
@@ -119,11 +122,16 @@ private slots:
         QCOMPARE(plot.pointsOf(Series::Frontier), (Points{{3, 60}, {5, 40}, {10, 39}}));
     }
 
-    void nonSpeedupMetricsWithAllKernelsHaveNoFrontier() {
+    void otherMetricsWithAllKernelsHaveARunningBestPerKernel() {
         TimelinePlot plot;
         plot.setExperiments(session());
         plot.setMetric(Metric::Latency);
         QVERIFY(plot.pointsOf(Series::Frontier).isEmpty());
+        QCOMPARE(plot.frontierOf(QStringLiteral("rmsnorm")), (Points{{0, 50}, {1, 42}, {8, 38}, {11, 38}}));
+        QCOMPARE(plot.frontierOf(QStringLiteral("softmax")), (Points{{3, 60}, {5, 40}, {10, 39}, {11, 39}}));
+        plot.setKernelFilter(QStringLiteral("softmax"));
+        QVERIFY(plot.frontierOf(QStringLiteral("softmax")).isEmpty());  // one line, Series::Frontier
+        plot.setKernelFilter(QString());
         QCOMPARE(plot.pointsOf(Series::Kept),
                  (Points{{0, 50}, {1, 42}, {3, 60}, {5, 40}, {6, 30}, {8, 38}, {10, 39}}));
         QCOMPARE(plot.plot()->yAxis->label(), TimelinePlot::metricLabel(Metric::Latency));
@@ -164,7 +172,10 @@ private slots:
         TimelinePlot plot;
         plot.setExperiments(session());
         QCustomPlot* p = plot.plot();
-        QCOMPARE(p->legend->itemCount(), 4);
+        int entries = 0;  // the legend wraps into a grid: count the filled cells
+        for (int i = 0; i < p->legend->itemCount(); ++i)
+            entries += p->legend->item(i) ? 1 : 0;
+        QCOMPARE(entries, 5);  // kept, reverted, failed, best: rmsnorm, best: softmax
         const auto markerOf = [&](Series s, Outcome o) -> QImage {
             // Find the graph holding the series' points and compare its marker with the outcome's.
             for (int i = 0; i < p->graphCount(); ++i) {
@@ -190,6 +201,39 @@ private slots:
         QCOMPARE(failed.pixelColor(c, c).rgb(), OutcomeStyle::color(Outcome::Failed).rgb());
         QCOMPARE(failed.pixelColor(c, 0).alpha(), 0);
         QCOMPARE(kept.pixelColor(c, 0).alpha() > 0, true);
+    }
+
+    // The legend is a row above the axes: no point can be behind it.
+    void legendSitsOutsideTheAxes() {
+        TimelinePlot plot;
+        plot.resize(800, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setExperiments(session());
+        plot.plot()->replot();
+        const QRect legend = plot.plot()->legend->outerRect();
+        const QRect axes = plot.plot()->axisRect()->rect();
+        const auto text = [](const QRect& r) {
+            return QStringLiteral("%1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+        };
+        QVERIFY(legend.isValid());
+        QVERIFY2(!legend.intersects(axes), qPrintable(text(legend) + QStringLiteral(" vs ") + text(axes)));
+        QVERIFY(legend.bottom() <= axes.top());
+    }
+
+    // Thousands of failures become thin ticks (a density band); a few stay crosses.
+    void manyFailuresAreDrawnAsTicks() {
+        TimelinePlot plot;
+        plot.setExperiments(session());
+        QVERIFY(!plot.failedDrawnAsTicks());
+        std::vector<Experiment> many;
+        for (int i = 0; i < TimelinePlot::kDenseFailures + 10; ++i)
+            many.push_back(experiment(12 + i, "rmsnorm", F, Correctness::Fail, none, none, none, none));
+        plot.appendExperiments(many);
+        QVERIFY(plot.failedDrawnAsTicks());
+        QCOMPARE(plot.pointsOf(Series::Failed).size(), TimelinePlot::kDenseFailures + 12);
+        plot.setExperiments(session());
+        QVERIFY(!plot.failedDrawnAsTicks());
     }
 
     void selectionHighlightsThePlottedPoint() {
@@ -269,9 +313,10 @@ private slots:
         TimelinePlot plot;
         std::vector<Experiment> all = session();
         plot.setExperiments(std::vector<Experiment>(all.begin(), all.begin() + 6));
-        QCOMPARE(plot.pointsOf(Series::Frontier), (Points{{0, 1.0}, {1, 1.2}, {5, 1.5}}));
+        QCOMPARE(plot.frontierOf(QStringLiteral("rmsnorm")), (Points{{0, 1.0}, {1, 1.2}, {5, 1.2}}));
+        QCOMPARE(plot.frontierOf(QStringLiteral("softmax")), (Points{{3, 0.8}, {5, 1.5}}));
         plot.appendExperiments(std::vector<Experiment>(all.begin() + 6, all.end()));
-        QCOMPARE(plot.pointsOf(Series::Frontier), (Points{{0, 1.0}, {1, 1.2}, {5, 1.5}, {10, 1.6}, {11, 1.6}}));
+        QCOMPARE(plot.frontierOf(QStringLiteral("softmax")), (Points{{3, 0.8}, {5, 1.5}, {10, 1.6}, {11, 1.6}}));
         QCOMPARE(plot.pointsOf(Series::Kept).size(), 7);
         QCOMPARE(plot.plot()->xAxis->range().upper, 12.0);  // the view follows new experiments
     }

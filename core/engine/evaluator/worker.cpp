@@ -3,6 +3,7 @@
 #include "engine/evaluator/cuda_check.h"
 #include "engine/evaluator/evaluation.h"
 #include "engine/evaluator/gpu_session.h"
+#include "engine/evaluator/verify_run.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -98,6 +99,8 @@ EvaluationResult Worker::dispatch(const EvaluationRequest& req, const std::funct
     }
     case RequestOp::Evaluate:
         return evaluate_request(req, *gpu_, report);
+    case RequestOp::Verify:
+        return verify_request(req, *gpu_, report);
     }
     throw Error(ErrorKind::Usage, "unknown op");
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The evaluator worker's request handling (main.cpp only reads lines and writes them out).
 //
-// Ops: ping, device, evaluate, ceilings. Every request gets exactly one result, whatever happens:
+// Ops: ping, device, evaluate, ceilings, verify (verify_run.h). Every request gets exactly one result, whatever happens:
 //   - a sticky CUDA error (illegal address, launch failure, ...): CRASH naming the CUDA error and the
 //     stage, worker_exiting = true, and the worker exits with code 3 so the client starts a fresh one;
 //   - out of memory: CRASH "out of memory: ..." (the worker frees its cached memory and goes on);

@@ -3,6 +3,9 @@
 #include "gpu/cuda_driver.h"
 #include "util/error.h"
 
+#include <fstream>
+#include <regex>
+
 
 namespace ak {
 namespace {
@@ -81,6 +84,22 @@ DeviceInfo query_device(int ordinal) {
                                         std::to_string(count) + (count == 1 ? " GPU" : " GPUs") + " (0.." +
                                         std::to_string(count - 1) + ")");
     return describe(d, ordinal);
+}
+
+std::string nvidia_driver_version() {
+    std::ifstream in("/proc/driver/nvidia/version");
+    std::string line;
+    if (in && std::getline(in, line)) {
+        // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
+        static const std::regex version(R"((\d+\.\d+(\.\d+)?))");
+        const auto module = line.find("Kernel Module");
+        std::smatch m;
+        const std::string tail = module == std::string::npos ? line : line.substr(module);
+        if (std::regex_search(tail, m, version)) return m[1].str();
+    }
+    const auto& cu = cuda_driver();
+    if (cu.loaded() && cu.status().driver_version > 0) return "CUDA " + cuda_version_text(cu.status().driver_version);
+    return "unknown";
 }
 
 }  // namespace ak

@@ -37,4 +37,8 @@ std::vector<DeviceInfo> query_devices();
 // One GPU by ordinal; throws Error(Gpu) as above or naming the ordinal when it does not exist.
 DeviceInfo query_device(int ordinal);
 
+// The NVIDIA driver's version: the kernel module's ("580.159.04", from /proc/driver/nvidia/version), else
+// "CUDA 13.0" from the loaded driver, else "unknown". Never throws.
+std::string nvidia_driver_version();
+
 }  // namespace ak

@@ -17,22 +17,6 @@
 
 namespace ak::eval {
 
-std::string nvidia_driver_version() {
-    std::ifstream in("/proc/driver/nvidia/version");
-    std::string line;
-    if (in && std::getline(in, line)) {
-        // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
-        static const std::regex version(R"((\d+\.\d+(\.\d+)?))");
-        const auto module = line.find("Kernel Module");
-        std::smatch m;
-        const std::string tail = module == std::string::npos ? line : line.substr(module);
-        if (std::regex_search(tail, m, version)) return m[1].str();
-    }
-    const auto& cu = cuda_driver();
-    if (cu.loaded() && cu.status().driver_version > 0) return "CUDA " + cuda_version_text(cu.status().driver_version);
-    return "unknown";
-}
-
 bool disable_tf32() {
     auto& ctx = at::globalContext();
     ctx.setAllowTF32CuBLAS(false);
@@ -74,7 +58,7 @@ GpuSession::GpuSession(int ordinal) : ordinal_(ordinal) {
     description_.sm_count = info.sm_count;
     description_.memory_gb = double(info.total_mem) / 1e9;
     description_.l2_mb = double(info.l2_bytes) / double(1 << 20);
-    description_.driver_version = nvidia_driver_version();
+    description_.driver_version = ak::nvidia_driver_version();
     if (cu.status().driver_version > 0) description_.driver_version += " (CUDA " + cuda_version_text(cu.status().driver_version) + ")";
     description_.torch_version = TORCH_VERSION;
     description_.cuda_runtime = describe_loaded_libraries(loaded_cuda_libraries());
@@ -82,7 +66,7 @@ GpuSession::GpuSession(int ordinal) : ordinal_(ordinal) {
     spec_ = find_gpu_spec(info.name, info.cc_major, info.cc_minor);
 
     timer_ = std::make_unique<Timer>(stream_, limits_.l2_bytes);
-    ceilings_ = std::make_unique<CeilingsMeter>(*timer_, stream_, description_.name, nvidia_driver_version());
+    ceilings_ = std::make_unique<CeilingsMeter>(*timer_, stream_, description_.name, ak::nvidia_driver_version());
 
     std::cerr << "autokernel-evaluator: " << description_.name << " (sm_" << info.cc_major << info.cc_minor << ", "
               << info.sm_count << " SMs, " << description_.l2_mb << " MiB L2, driver " << description_.driver_version

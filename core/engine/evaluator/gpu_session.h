@@ -52,10 +52,6 @@ private:
     std::unique_ptr<CeilingsMeter> ceilings_;
 };
 
-// The NVIDIA kernel driver's version ("580.159.04") from /proc/driver/nvidia/version, else the CUDA
-// driver API version ("CUDA 13.0"), else "unknown".
-std::string nvidia_driver_version();
-
 // Turns off TF32 everywhere LibTorch could use it (cuBLAS, cuDNN, float32 matmul precision "highest"),
 // so fp32 references and baselines are true fp32. Returns false when LibTorch still reports TF32 on.
 bool disable_tf32();

@@ -4,6 +4,7 @@
 #include "app/main_window.h"
 #include "app/screenshot.h"
 #include "app/versions.h"
+#include "profile/bundled_profile.h"
 
 #include <QApplication>
 #include <QDir>
@@ -99,6 +100,15 @@ int main(int argc, char** argv)
                 "or in share/autokernel-workbench/demo-session of the installation.");
     }
 
+    // --demo brings the bundled demo profile along (resources/demo-profile.json) unless --profile names one.
+    QString profileFile = options.profileFile;
+    if (options.demo && profileFile.isEmpty()) {
+        const std::filesystem::path bundled =
+            ak::profile::bundled_profile_path(QCoreApplication::applicationDirPath().toStdString());
+        if (!bundled.empty())
+            profileFile = QString::fromStdString(bundled.string());
+    }
+
     if (!options.screenshotFile.isEmpty()) {
         if (!startupProblem.isEmpty()) {
             printTo(stderr, QStringLiteral("autokernel-workbench: ") + startupProblem + QLatin1Char('\n'));
@@ -106,7 +116,7 @@ int main(int argc, char** argv)
         }
         ak::ScreenshotRequest request;
         request.sessionDir = sessionDir;
-        request.profileFile = options.profileFile;
+        request.profileFile = profileFile;
         request.page = options.page;
         request.pngFile = options.screenshotFile;
         request.size = options.screenshotSize;
@@ -123,8 +133,8 @@ int main(int argc, char** argv)
     window.show();
     if (!options.page.isEmpty())
         window.showPageNamed(options.page);
-    if (!options.profileFile.isEmpty())
-        window.openProfile(options.profileFile);
+    if (!profileFile.isEmpty())
+        window.openProfile(profileFile);
     if (!sessionDir.isEmpty())
         window.openSession(sessionDir);
     else if (!startupProblem.isEmpty())

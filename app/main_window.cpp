@@ -13,6 +13,8 @@
 #include "app/session_watcher.h"
 #include "app/versions.h"
 #include "loop/agent_factory.h"
+#include "profile/bundled_profile.h"
+#include "profile/create_session_from_profile.h"
 #include "session/session.h"
 #include "util/clock.h"
 #include "widgets/agent_panel.h"
@@ -130,6 +132,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    // A session still being created finishes first (its answer is then dropped with this window).
+    if (m_createThread)
+        m_createThread->wait();
     // Stop the loop while this window can still take its last signals' absence: nothing of it may
     // reach a half-destroyed window.
     if (m_loop) {
@@ -159,6 +164,11 @@ void MainWindow::buildActions()
                            "source tree or in share/autokernel-workbench/demo-session of the installation."));
         else
             openSession(demo);
+        // The demo profile too, when no profile is open.
+        const std::filesystem::path bundled =
+            profile::bundled_profile_path(QCoreApplication::applicationDirPath().toStdString());
+        if (!demo.isEmpty() && !m_profile && !m_profileLoader->isBusy() && !bundled.empty())
+            openProfile(QString::fromStdString(bundled.string()));
     });
 
     m_openProfileAction = new QAction(tr("Open &Profile…"), this);
@@ -281,6 +291,8 @@ void MainWindow::buildCentralWidget()
     m_profilePage = new ProfilePage;
     addPage(m_profilePage, tr("&Profile"));
     connect(m_profilePage, &ProfilePage::openProfileRequested, this, &MainWindow::chooseProfileFile);
+    connect(m_profilePage, &ProfilePage::openProfileFileRequested, this, &MainWindow::openProfile);
+    connect(m_profilePage, &ProfilePage::optimizeRequested, this, &MainWindow::chooseSessionFromProfile);
     m_rooflinePage = new RooflinePage;
     addPage(m_rooflinePage, tr("&Roofline"));
     m_comparePage = new ComparePage;
@@ -456,6 +468,12 @@ void MainWindow::onOpened(SnapshotPtr snapshot)
     m_sourcesPending = 0;
     for (Page* page : m_pageList)
         page->setSession(m_snapshot, m_experiments);
+    // A session made from a profile brings it along when no profile is open yet.
+    if (!isReload && !m_profile && !m_profileLoader->isBusy()) {
+        const QString origin = m_profilePage->originProfileFile();
+        if (!origin.isEmpty())
+            openProfile(origin);
+    }
     updateCounts();
     updateWarningsIndicator();
     updateTitle();
@@ -675,7 +693,7 @@ void MainWindow::onSourcesReady(const SourcesResult& result)
 
 bool MainWindow::isSettled() const
 {
-    return m_pendingDir.isEmpty() && m_sourcesPending == 0 && !m_profileLoader->isBusy();
+    return m_pendingDir.isEmpty() && m_sourcesPending == 0 && !m_profileLoader->isBusy() && !m_creating;
 }
 
 void MainWindow::openProfile(const QString& path)
@@ -693,6 +711,77 @@ void MainWindow::chooseProfileFile()
         openProfile(file);
         showPage(ProfilePageIndex);
     }
+}
+
+void MainWindow::chooseSessionFromProfile(const QStringList& kernelTypes)
+{
+    if (!m_profile || kernelTypes.isEmpty())
+        return;
+    const QString start = QFileInfo(QFileInfo(m_profile->path).absoluteDir(),
+                                    QFileInfo(m_profile->path).completeBaseName() + QStringLiteral("-session"))
+                              .absoluteFilePath();
+    const QString dir = QFileDialog::getSaveFileName(this, tr("New Session Folder for %1").arg(kernelTypes.join(QStringLiteral(", "))),
+                                                     start, QString(), nullptr,
+                                                     QFileDialog::ShowDirsOnly | QFileDialog::DontConfirmOverwrite);
+    if (!dir.isEmpty())
+        createSessionFromProfile(dir, kernelTypes);
+}
+
+void MainWindow::createSessionFromProfile(const QString& dir, const QStringList& kernelTypes)
+{
+    if (m_creating) {
+        reportError(tr("Cannot create session"), tr("A session is still being created; wait for it to finish."));
+        return;
+    }
+    if (!m_profile) {
+        reportError(tr("Cannot create session"), tr("Open a profile first (File ▸ Open Profile…)."));
+        return;
+    }
+    profile::FromProfileOptions options;
+    options.min_share = 0;  // the user chose the types: keep them however small
+    for (const QString& label : kernelTypes) {
+        const std::optional<KernelType> type = parse_kernel_type(label.toStdString());
+        if (!type) {
+            reportError(tr("Cannot create session"), tr("“%1” is not one of the nine kernel types.").arg(label));
+            return;
+        }
+        options.types.push_back(*type);
+    }
+    const QString absolute = QFileInfo(dir).absoluteFilePath();
+    const std::string profileFile = QFileInfo(m_profile->path).absoluteFilePath().toStdString();
+    m_creating = true;
+    statusBar()->showMessage(tr("Creating session %1 from %2…").arg(QDir::toNativeSeparators(absolute), kernelTypes.join(QStringLiteral(", "))));
+    QPointer<MainWindow> self(this);
+    m_createThread = QThread::create([self, absolute, profileFile, options] {
+        QString error;
+        try {
+            profile::create_session_from_profile(absolute.toStdString(), profileFile, options);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QObject* target = self.data();
+        if (!target)
+            return;
+        QMetaObject::invokeMethod(
+            target,
+            [self, absolute, error] {
+                if (!self)
+                    return;
+                self->m_creating = false;
+                if (!error.isEmpty()) {
+                    self->reportError(tr("Cannot create session"),
+                                      tr("The session “%1” could not be created:\n%2").arg(QDir::toNativeSeparators(absolute), error));
+                    emit self->sessionCreationFailed(error);
+                    self->checkSettled();
+                    return;
+                }
+                emit self->sessionCreated(absolute);
+                self->openSession(absolute);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(m_createThread, &QThread::finished, m_createThread, &QObject::deleteLater);
+    m_createThread->start();
 }
 
 void MainWindow::checkSettled()

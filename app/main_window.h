@@ -28,6 +28,7 @@
 #include <QHash>
 #include <QMainWindow>
 #include <QPointer>
+#include <QThread>
 
 #include <functional>
 #include <optional>
@@ -93,6 +94,11 @@ public:
     // page gets it (Page::setProfile).
     void openProfile(const QString& path);
     ProfilePtr profile() const { return m_profile; }
+    // "Optimize Selected…" on the Profile page: creates the session folder `dir` from the open profile
+    // with these kernel types (core/profile/create_session_from_profile, as `autokernel new
+    // --from-profile --types ... --min-share 0`) on a thread of its own, then opens it. sessionCreated()
+    // or sessionCreationFailed() follows.
+    void createSessionFromProfile(const QString& dir, const QStringList& kernelTypes);
     // Opens the session again from disk, keeping the selection.
     void reload();
     void setMessageHandler(MessageHandler handler);
@@ -173,6 +179,8 @@ signals:
     void sessionFailed(const QString& message);
     void profileLoaded(const QString& path);
     void profileFailed(const QString& message);
+    void sessionCreated(const QString& dir);
+    void sessionCreationFailed(const QString& message);
     void experimentsAppended(int count);
     // The diff, source and details tabs show experiment `number` (its sources arrived).
     void sourcesShown(int number);
@@ -215,6 +223,7 @@ private:
     void fillRecentMenu();
     void chooseSessionFolder();
     void chooseProfileFile();
+    void chooseSessionFromProfile(const QStringList& kernelTypes);
     void chooseScreenshotFile();
     void chooseLanguage(const QString& language);
     void showAbout();
@@ -269,6 +278,8 @@ private:
     ProfilePage* m_profilePage = nullptr;
     ProfileLoader* m_profileLoader = nullptr;
     ProfilePtr m_profile;
+    QPointer<QThread> m_createThread;  // createSessionFromProfile's, waited for on destruction
+    bool m_creating = false;
     QAction* m_openProfileAction = nullptr;
     int m_pinnedCompare = -1;         // the Compare page's pinned baseline (-1: none)
 

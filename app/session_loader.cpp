@@ -1,6 +1,7 @@
 #include "app/session_loader.h"
 
 #include "session/session.h"
+#include "session/verify_report.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -8,6 +9,7 @@
 
 #include <atomic>
 #include <exception>
+#include <filesystem>
 #include <optional>
 
 namespace ak {
@@ -98,6 +100,13 @@ void SessionWorker::open(quint64 requestId, const QString& dir)
         snapshot->info = session.info();
         snapshot->experiments = session.experiments();
         snapshot->warnings = toStringList(session.warnings());
+        if (std::filesystem::exists(ak::verify_report_path(session.dir()))) {
+            try {
+                snapshot->verify = std::make_shared<const ak::VerifyReport>(ak::read_verify_report(session.dir()));
+            } catch (const std::exception& error) {
+                snapshot->verifyError = fromUtf8(error.what());
+            }
+        }
         snapshot->openMs = timer.elapsed();
 
         state_->session.reset();

@@ -13,6 +13,8 @@
 
 namespace ak {
 
+struct VerifyReport;  // session/verify_report.h: the session's verify.json
+
 // A session as it was when it was opened (or reloaded).
 struct SessionSnapshot {
     quint64 generation = 0;                // id of the open request that produced it
@@ -21,6 +23,8 @@ struct SessionSnapshot {
     std::vector<ak::Experiment> experiments;
     QStringList warnings;                  // repairs Session::open made or (read-only) would make
     qint64 openMs = 0;                     // wall time of Session::open on the worker
+    std::shared_ptr<const ak::VerifyReport> verify;  // verify.json (`autokernel verify`), null when none
+    QString verifyError;                   // why verify.json could not be read ("" when fine or absent)
 };
 using SnapshotPtr = std::shared_ptr<const SessionSnapshot>;
 

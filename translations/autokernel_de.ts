@@ -1445,6 +1445,36 @@ Optionen:
         <source>Profiles (*.json)</source>
         <translation>Profile (*.json)</translation>
     </message>
+    <message>
+        <source>New Session Folder for %1</source>
+        <translation>Neuer Sitzungsordner für %1</translation>
+    </message>
+    <message>
+        <source>Cannot create session</source>
+        <translation>Sitzung kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>A session is still being created; wait for it to finish.</source>
+        <translation>Es wird noch eine Sitzung angelegt; bitte warten, bis sie fertig ist.</translation>
+    </message>
+    <message>
+        <source>Open a profile first (File ▸ Open Profile…).</source>
+        <translation>Zuerst ein Profil öffnen (Datei ▸ Profil öffnen…).</translation>
+    </message>
+    <message>
+        <source>“%1” is not one of the nine kernel types.</source>
+        <translation>„%1“ ist keiner der neun Kernel-Typen.</translation>
+    </message>
+    <message>
+        <source>Creating session %1 from %2…</source>
+        <translation>Sitzung %1 wird aus %2 angelegt…</translation>
+    </message>
+    <message>
+        <source>The session “%1” could not be created:
+%2</source>
+        <translation>Die Sitzung „%1“ konnte nicht angelegt werden:
+%2</translation>
+    </message>
 </context>
 <context>
     <name>ak::ProfilePage</name>
@@ -1551,6 +1581,50 @@ Optionen:
     <message>
         <source>end to end (×)</source>
         <translation>insgesamt (×)</translation>
+    </message>
+    <message>
+        <source>Open the Session’s Profile</source>
+        <translation>Profil der Sitzung öffnen</translation>
+    </message>
+    <message>
+        <source>Optimize Selected…</source>
+        <translation>Auswahl optimieren…</translation>
+    </message>
+    <message>
+        <source>Open a profile and select kernel types in the tree to make a session of them</source>
+        <translation>Ein Profil öffnen und Kernel-Typen im Baum auswählen, um daraus eine Sitzung zu machen</translation>
+    </message>
+    <message>
+        <source>Make a new session that optimizes %1, as “autokernel new --from-profile” does</source>
+        <translation>Eine neue Sitzung anlegen, die %1 optimiert, wie „autokernel new --from-profile“</translation>
+    </message>
+    <message>
+        <source>The profile this session was made from is open: %1</source>
+        <translation>Das Profil, aus dem diese Sitzung entstand, ist geöffnet: %1</translation>
+    </message>
+    <message>
+        <source>Open the profile this session was made from: %1</source>
+        <translation>Das Profil öffnen, aus dem diese Sitzung entstand: %1</translation>
+    </message>
+    <message>
+        <source>verify.json could not be read: %1</source>
+        <translation>verify.json konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Measured end to end: %1×&lt;/b&gt; (autokernel verify, %2, %3) · predicted from the session’s kernel speed-ups %4 · projected here %5×</source>
+        <translation>&lt;b&gt;Gemessen Ende zu Ende: %1×&lt;/b&gt; (autokernel verify, %2, %3) · vorhergesagt aus den Kernel-Beschleunigungen der Sitzung %4 · hier hochgerechnet %5×</translation>
+    </message>
+    <message>
+        <source>autokernel verify (%1): %2, no end-to-end measurement. %3</source>
+        <translation>autokernel verify (%1): %2, keine Ende-zu-Ende-Messung. %3</translation>
     </message>
 </context>
 <context>

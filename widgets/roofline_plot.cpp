@@ -23,6 +23,43 @@ constexpr int kMarkerDiameter = 9;
 constexpr Outcome kOutcomes[] = {Outcome::Baseline, Outcome::Kept, Outcome::Reverted, Outcome::Failed};
 
 // The outcome's shape in the kernel's colour, pre-rendered (QCustomPlot blits pixmaps quickly).
+constexpr qsizetype kLongPath = 200;  // path vertices above which a path is drawn aliased
+
+// Drops the inner vertices of straight runs of a path in log-log space (the plot's axes): a kernel's
+// frontier often climbs at one intensity, and drawing costs per segment (antialiased strokes), not per
+// pixel. A vertex stays when the path turns or reverses there.
+QVector<QCPCurveData> straightened(const QVector<QCPCurveData>& path)
+{
+    if (path.size() < 3)
+        return path;
+    const auto logOf = [](const QCPCurveData& d, double* x, double* y) {
+        if (!(d.key > 0) || !(d.value > 0))
+            return false;
+        *x = std::log(d.key);
+        *y = std::log(d.value);
+        return true;
+    };
+    QVector<QCPCurveData> out;
+    out.reserve(path.size());
+    out.append(path.front());
+    for (qsizetype i = 1; i + 1 < path.size(); ++i) {
+        double ax, ay, bx, by, cx, cy;
+        if (logOf(out.back(), &ax, &ay) && logOf(path[i], &bx, &by) && logOf(path[i + 1], &cx, &cy)) {
+            const double ux = bx - ax, uy = by - ay, vx = cx - bx, vy = cy - by;
+            const double cross = ux * vy - uy * vx;
+            const double dot = ux * vx + uy * vy;
+            const double scale = std::hypot(ux, uy) * std::hypot(vx, vy);
+            if (std::fabs(cross) <= 1e-9 * scale && dot >= 0)
+                continue;  // on the way from the last kept vertex to the next one
+        }
+        out.append(path[i]);
+    }
+    out.append(path.back());
+    for (qsizetype i = 0; i < out.size(); ++i)
+        out[i].t = double(i);
+    return out;
+}
+
 QPixmap markerPixmap(Outcome outcome, const QColor& color)
 {
     const qreal ratio = qApp ? qApp->devicePixelRatio() : 1.0;
@@ -249,6 +286,18 @@ std::vector<int> RooflinePlot::pathOf(const QString& kernelType) const
     return path;
 }
 
+QVector<QPointF> RooflinePlot::drawnPathOf(const QString& kernelType) const
+{
+    QVector<QPointF> out;
+    for (std::size_t i = 0; i < m_pathCurves.size(); ++i) {
+        if (m_kernels[std::size_t(m_pathKernels[i])] != kernelType)
+            continue;
+        for (auto it = m_pathCurves[i]->data()->constBegin(); it != m_pathCurves[i]->data()->constEnd(); ++it)
+            out.append(QPointF(it->key, it->value));
+    }
+    return out;
+}
+
 std::optional<QPointF> RooflinePlot::baselineOf(const QString& kernelType) const
 {
     // The strongest PyTorch baseline did the same work in speed-up times the kernel's latency.
@@ -277,6 +326,7 @@ void RooflinePlot::rebuildPoints()
         m_plot->removePlottable(c);
     m_pointGraphs.clear();
     m_pathCurves.clear();
+    m_pathKernels.clear();
 
     const std::size_t kernels = m_kernels.size();
     std::vector<QVector<QCPGraphData>> data(kernels * 4);
@@ -293,12 +343,18 @@ void RooflinePlot::rebuildPoints()
         const QColor color = OutcomeStyle::kernelColor(int(k));
         if (paths[k].size() > 1) {
             auto* curve = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
-            curve->setPen(QPen(color, 1.5, Qt::SolidLine));
+            const QVector<QCPCurveData> path = straightened(paths[k]);
+            // A long path (hundreds of kept experiments) is drawn as a thin aliased line: antialiased
+            // wide strokes cost about ten times as much per segment and the path would dominate the replot.
+            const bool longPath = path.size() > kLongPath;
+            curve->setPen(QPen(color, longPath ? 1.0 : 1.5, Qt::SolidLine));
+            curve->setAntialiased(!longPath);
             curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssNone));
-            curve->data()->set(paths[k], true);
+            curve->data()->set(path, true);
             curve->removeFromLegend();
             curve->setLayer(QStringLiteral("main"));
             m_pathCurves.push_back(curve);
+            m_pathKernels.push_back(int(k));
         }
         bool named = false;  // the kept graph carries the kernel's legend entry
         for (Outcome outcome : kOutcomes) {

@@ -27,6 +27,7 @@
 #include <QColor>
 #include <QHash>
 #include <QPointF>
+#include <QVector>
 #include <QString>
 #include <QWidget>
 
@@ -92,6 +93,9 @@ public:
     std::optional<QPointF> baselineOf(const QString& kernelType) const;
     // The starter -> best path of a kernel type: experiment numbers in record order.
     std::vector<int> pathOf(const QString& kernelType) const;
+    // The vertices of the drawn path of a kernel type (log-log straight runs merged: a frontier that
+    // climbs at one intensity is one segment), in (intensity, view y); empty when it draws none.
+    QVector<QPointF> drawnPathOf(const QString& kernelType) const;
     // The colour of a kernel type (assigned in order of appearance).
     QColor kernelColor(const QString& kernelType) const;
     int shownCount() const;
@@ -141,6 +145,7 @@ private:
 
     std::vector<QCPGraph*> m_pointGraphs;  // one per kernel x outcome
     std::vector<QCPCurve*> m_pathCurves;
+    std::vector<int> m_pathKernels;  // the kernel index of each path curve
     std::vector<QCPCurve*> m_roofCurves;
     QCPGraph* m_baselines = nullptr;
     QCPGraph* m_extraGraph = nullptr;

@@ -2,6 +2,8 @@
 
 #include "analysis/amdahl.h"
 #include "app/profile_document.h"
+#include "engine/kernel_type.h"
+#include "session/verify_report.h"
 #include "widgets/breakdown_model.h"
 #include "widgets/outcome_style.h"
 
@@ -68,8 +70,25 @@ ProfilePage::ProfilePage(QWidget* parent) : Page(parent)
     m_file->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* open = new QPushButton(tr("Open Profile…"));
     connect(open, &QPushButton::clicked, this, &ProfilePage::openProfileRequested);
+    m_origin = new QPushButton(tr("Open the Session’s Profile"));
+    m_origin->setObjectName(QStringLiteral("openOriginProfile"));
+    m_origin->setVisible(false);
+    connect(m_origin, &QPushButton::clicked, this, [this] {
+        const QString file = originProfileFile();
+        if (!file.isEmpty())
+            emit openProfileFileRequested(file);
+    });
+    m_optimize = new QPushButton(tr("Optimize Selected…"));
+    m_optimize->setObjectName(QStringLiteral("optimizeSelected"));
+    connect(m_optimize, &QPushButton::clicked, this, [this] {
+        const QStringList types = selectedKernelTypes();
+        if (!types.isEmpty())
+            emit optimizeRequested(types);
+    });
     top->addWidget(m_file, 1);
+    top->addWidget(m_origin);
     top->addWidget(open);
+    top->addWidget(m_optimize);
     layout->addLayout(top);
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("profileSummary"));
@@ -100,6 +119,7 @@ ProfilePage::ProfilePage(QWidget* parent) : Page(parent)
     m_tree->sortByColumn(BreakdownModel::TimeColumn, Qt::DescendingOrder);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_tree->header()->setStretchLastSection(true);
     m_tree->setColumnWidth(BreakdownModel::NameColumn, 300);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
@@ -107,6 +127,7 @@ ProfilePage::ProfilePage(QWidget* parent) : Page(parent)
         if (index.isValid())
             setWhatIfType(index.data(BreakdownModel::TypeLabelRole).toString());
     });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { updateOptimize(); });
     leftLayout->addWidget(m_bars, 2);
     leftLayout->addWidget(m_filter);
     leftLayout->addWidget(m_tree, 3);
@@ -164,6 +185,12 @@ ProfilePage::ProfilePage(QWidget* parent) : Page(parent)
     m_projection->setWordWrap(true);
     m_projection->setTextFormat(Qt::RichText);
     rightLayout->addWidget(m_projection);
+    m_verify = new QLabel;
+    m_verify->setObjectName(QStringLiteral("verifiedSpeedup"));
+    m_verify->setWordWrap(true);
+    m_verify->setTextFormat(Qt::RichText);
+    m_verify->setVisible(false);
+    rightLayout->addWidget(m_verify);
     m_beforeAfter = makeChart();
     m_beforeAfter->setObjectName(QStringLiteral("whatIfBeforeAfter"));
     m_curve = makeChart();
@@ -199,8 +226,99 @@ QPushButton* ProfilePage::presetButton(double speedup) const { return m_presets.
 
 void ProfilePage::setSession(const SnapshotPtr& session, const std::vector<Experiment>& experiments)
 {
+    m_session = session;
     m_experiments = session ? experiments : std::vector<Experiment>{};
+    updateOrigin();
     updateWhatIf();
+}
+
+QStringList ProfilePage::selectedKernelTypes() const
+{
+    QStringList types;
+    const auto add = [&types](const QString& label) {
+        if (!label.isEmpty() && parse_kernel_type(label.toStdString()) && !types.contains(label))
+            types.append(label);
+    };
+    if (!m_profile || !m_profile->breakdown)
+        return types;
+    for (const QModelIndex& index : m_tree->selectionModel()->selectedRows())
+        add(index.data(BreakdownModel::TypeLabelRole).toString());
+    if (types.isEmpty())
+        add(whatIfType());
+    return types;
+}
+
+void ProfilePage::updateOptimize()
+{
+    const QStringList types = selectedKernelTypes();
+    m_optimize->setEnabled(!types.isEmpty());
+    m_optimize->setToolTip(types.isEmpty()
+                               ? tr("Open a profile and select kernel types in the tree to make a session of them")
+                               : tr("Make a new session that optimizes %1, as “autokernel new --from-profile” does")
+                                     .arg(types.join(QStringLiteral(", "))));
+}
+
+QString ProfilePage::originProfileFile() const
+{
+    if (!m_session || !m_session->info.profile || m_session->info.profile->file.empty())
+        return {};
+    const QString file = QString::fromStdString(m_session->info.profile->file);
+    QFileInfo given(file);
+    if (given.isFile())
+        return given.absoluteFilePath();
+    if (given.isRelative()) {
+        const QFileInfo besideSession(QFileInfo(m_session->dir).dir(), file);
+        if (besideSession.isFile())
+            return besideSession.absoluteFilePath();
+    }
+    return {};
+}
+
+void ProfilePage::updateOrigin()
+{
+    const QString file = originProfileFile();
+    const bool isOpen = !file.isEmpty() && m_profile && QFileInfo(m_profile->path).absoluteFilePath() == file;
+    m_origin->setVisible(!file.isEmpty());
+    m_origin->setEnabled(!isOpen);
+    m_origin->setToolTip(file.isEmpty() ? QString()
+                                        : (isOpen ? tr("The profile this session was made from is open: %1")
+                                                  : tr("Open the profile this session was made from: %1"))
+                                              .arg(QDir::toNativeSeparators(file)));
+}
+
+std::optional<double> ProfilePage::verifiedSpeedup() const
+{
+    if (!m_session || !m_session->verify)
+        return std::nullopt;
+    return m_session->verify->measured_speedup();
+}
+
+void ProfilePage::updateVerified()
+{
+    if (!m_session || (!m_session->verify && m_session->verifyError.isEmpty())) {
+        m_verify->clear();
+        m_verify->setVisible(false);
+        return;
+    }
+    m_verify->setVisible(true);
+    if (!m_session->verify) {
+        m_verify->setText(tr("verify.json could not be read: %1").arg(m_session->verifyError.toHtmlEscaped()));
+        return;
+    }
+    const VerifyReport& r = *m_session->verify;
+    const QString predicted = r.predicted_speedup ? tr("%1×").arg(num(*r.predicted_speedup, 3)) : tr("unknown");
+    const QString when = QString::fromStdString(r.created_utc).toHtmlEscaped();
+    if (const std::optional<double> measured = r.measured_speedup()) {
+        m_verify->setText(tr("<b>Measured end to end: %1×</b> (autokernel verify, %2, %3) · predicted from the "
+                             "session’s kernel speed-ups %4 · projected here %5×")
+                              .arg(num(*measured, 3), QString::fromStdString(r.verdict).toHtmlEscaped(), when, predicted,
+                                   num(m_projected, 3)));
+    } else {
+        m_verify->setText(tr("autokernel verify (%1): %2, no end-to-end measurement. %3")
+                              .arg(when, QString::fromStdString(r.verdict).toHtmlEscaped(),
+                                   QString::fromStdString(r.detail).toHtmlEscaped()));
+    }
+    m_verify->setToolTip(QString::fromStdString(format_verify_report(r)));
 }
 
 void ProfilePage::appendExperiments(const std::vector<Experiment>& added)
@@ -214,6 +332,7 @@ void ProfilePage::setProfile(const ProfilePtr& profile)
     m_profile = profile;
     m_speedups.clear();
     rebuildBreakdown();
+    updateOrigin();
 }
 
 std::optional<double> ProfilePage::measuredSpeedup(const QString& typeLabel) const
@@ -320,6 +439,8 @@ void ProfilePage::updateWhatIf()
     const profile::Breakdown* b = m_profile && m_profile->breakdown ? m_profile->breakdown.get() : nullptr;
     if (!b || type.isEmpty()) {
         m_projection->setText(b ? QString() : tr("Open a profile to project what a faster kernel buys end to end."));
+        updateOptimize();
+        updateVerified();
         drawBeforeAfter();
         drawCurve();
         return;
@@ -341,6 +462,8 @@ void ProfilePage::updateWhatIf()
             .arg(num(m_projected, 3), chosen.isEmpty() ? tr("no speed-up chosen") : chosen, type, num(share * 100.0, 1),
                  num(s, 2), num(amdahl_speedup(std::clamp(share, 0.0, 1.0), s), 3),
                  std::isfinite(m_limit) ? num(m_limit, 2) : QStringLiteral("∞")));
+    updateOptimize();
+    updateVerified();
     drawBeforeAfter();
     drawCurve();
 }

@@ -10,6 +10,12 @@
 //                session's best speed-up for that kernel type); live: the projected end-to-end speed-up
 //                of all chosen speed-ups together (core/analysis/amdahl), the limit if the type took no
 //                time, before/after bars per type and the curve "end-to-end vs this type's speed-up"
+//   verified     when the open session has a verify.json (`autokernel verify`): the measured end-to-end
+//                speed-up beside the projection and verify's own prediction
+//   optimize     "Optimize Selected…": asks the shell (optimizeRequested) for a new session made of the
+//                kernel types selected in the tree (or the what-if type), as `autokernel new --from-profile`
+//   origin       when the open session was made from a profile whose file still exists: a button that
+//                opens it (openProfileFileRequested)
 //
 // The page renders and controls; the numbers come from core (profile/breakdown, analysis/amdahl).
 // The profile arrives through Page::setProfile (the shell opens it off the GUI thread).
@@ -18,6 +24,7 @@
 #include <QHash>
 
 #include <map>
+#include <optional>
 
 class QCustomPlot;
 class QDoubleSpinBox;
@@ -54,6 +61,14 @@ public:
     // End-to-end speed-up of all chosen speed-ups together, and the limit of the what-if type.
     double projectedSpeedup() const { return m_projected; }
     double whatIfLimit() const { return m_limit; }
+    // The kernel types "Optimize Selected…" would make a session of: the types of the tree's selected
+    // rows, else the what-if type; only the nine kernel types ("other" is left out).
+    QStringList selectedKernelTypes() const;
+    // The profile the open session was made from, when its file exists ("" otherwise): session.json's
+    // profile file as given, else relative to the session folder's parent.
+    QString originProfileFile() const;
+    // verify.json's measured end-to-end speed-up, when the open session has one.
+    std::optional<double> verifiedSpeedup() const;
 
     BreakdownModel* breakdownModel() const { return m_model; }
     QSortFilterProxyModel* proxyModel() const { return m_proxy; }
@@ -69,9 +84,15 @@ public:
     QCustomPlot* breakdownChart() const { return m_bars; }
     QCustomPlot* beforeAfterChart() const { return m_beforeAfter; }
     QCustomPlot* curveChart() const { return m_curve; }
+    QPushButton* optimizeButton() const { return m_optimize; }
+    QPushButton* originButton() const { return m_origin; }
+    QLabel* verifyLabel() const { return m_verify; }
 
 signals:
     void openProfileRequested();
+    void openProfileFileRequested(const QString& path);
+    // Make a new session of these kernel types ("matmul", ...) from the open profile.
+    void optimizeRequested(const QStringList& kernelTypes);
 
 private:
     void rebuildBreakdown();
@@ -80,8 +101,12 @@ private:
     void drawBeforeAfter();
     void drawCurve();
     double shareOf(const QString& typeLabel) const;
+    void updateOptimize();
+    void updateOrigin();
+    void updateVerified();
 
     ProfilePtr m_profile;
+    SnapshotPtr m_session;
     std::vector<Experiment> m_experiments;
     std::map<QString, double> m_speedups;  // chosen speed-ups per type (absent: 1x)
     double m_projected = 1.0;
@@ -104,6 +129,9 @@ private:
     QLabel* m_projection = nullptr;
     QCustomPlot* m_beforeAfter = nullptr;
     QCustomPlot* m_curve = nullptr;
+    QPushButton* m_optimize = nullptr;
+    QPushButton* m_origin = nullptr;
+    QLabel* m_verify = nullptr;
 };
 
 }  // namespace ak

@@ -9,6 +9,7 @@
 #include "gpu/nvrtc_compiler.h"
 #include "profile/breakdown.h"
 #include "profile/profile_json.h"
+#include "profile/create_session_from_profile.h"
 #include "profile/session_from_profile.h"
 #include "session/session.h"
 #include "util/durable_file.h"
@@ -61,36 +62,15 @@ struct Requested {
     KernelEntry entry;
 };
 
-fs::path starters_dir() { return fs::path(kernels_include_dir()).parent_path() / "cuda"; }
+fs::path starters_dir() { return profile::starter_kernels_dir(); }
 
-void fill_versions(SessionInfo& info) {
-    info.gpu = "none";
-    std::string nvrtc;
-    try {
-        nvrtc = "NVRTC " + nvrtc_version();
-    } catch (const Error&) {
-        nvrtc = "";
-    }
-    try {
-        const DeviceInfo d = query_device(0);
-        info.gpu = d.name;
-        info.gpu_compute_capability = d.compute_capability();
-        info.cuda_version = "driver " + cuda_version_text(d.driver_version) + (nvrtc.empty() ? "" : ", " + nvrtc);
-    } catch (const Error&) {
-        info.cuda_version = nvrtc.empty() ? "none" : "none (no driver), " + nvrtc;
-    }
 #ifdef AK_LIBTORCH_VERSION
-    info.libtorch_version = AK_LIBTORCH_VERSION;
+constexpr const char* kLibtorchVersion = AK_LIBTORCH_VERSION;
+#else
+constexpr const char* kLibtorchVersion = "";
 #endif
-}
 
-std::string read_starter(KernelType type) {
-    const fs::path path = starters_dir() / (std::string(to_string(type)) + ".cu");
-    if (!fs::exists(path))
-        throw Error(ErrorKind::NotFound, "no starter kernel for " + std::string(to_string(type)) + ": " + path.string() +
-                                             " does not exist (set AK_KERNELS_DIR to the kernels/ folder)");
-    return read_file(path);
-}
+void fill_versions(SessionInfo& info) { profile::fill_tool_versions(info, kLibtorchVersion); }
 
 // autokernel new SESSION --from-profile PROFILE.json [--top N] [--min-share F] [--types ...]
 int new_from_profile(const Arguments& a, const fs::path& dir, const std::string& profile_file) {
@@ -115,34 +95,10 @@ int new_from_profile(const Arguments& a, const fs::path& dir, const std::string&
             options.types.push_back(*type);
         }
     }
-    const profile::Profile p = profile::read_profile_json(profile_file);
-    const profile::Breakdown b = profile::compute_breakdown(p);
-    const std::vector<profile::ProfileKernel> chosen = profile::choose_kernels(b, options);
-    if (chosen.empty())
-        throw Error(ErrorKind::Usage, profile_file + ": no kernel type passes the selection (--min-share " +
-                                          format_double(options.min_share) +
-                                          (options.types.empty() ? std::string() : ", --types") +
-                                          "): nothing to optimize");
-
-    SessionInfo info;
-    fill_versions(info);
-    info.profile = profile::profile_origin(p, b, profile_file);
-    std::vector<std::pair<KernelEntry, std::string>> sources;
-    std::vector<Experiment> baselines;
-    for (const profile::ProfileKernel& k : chosen) {
-        const std::string source = read_starter(k.type);
-        const KernelContract contract = parse_contract(source);
-        if (!contract.ok())
-            throw Error(ErrorKind::Usage, "the @autokernel contract of the " + std::string(to_string(k.type)) +
-                                              " starter has errors:\n" + contract.error_text(std::string(to_string(k.type))));
-        sources.emplace_back(k.entry(), source);
-        Experiment m;
-        m.description = "starter (not yet evaluated)";
-        m.agent = "new";
-        m.detail = "from the " + std::string(to_string(k.type)) + " starter, shapes and share from " + profile_file;
-        baselines.push_back(m);
-    }
-    const Session session = Session::create(dir, info, sources, baselines);
+    const profile::ProfileSession created = profile::create_session_from_profile(dir, profile_file, options, kLibtorchVersion);
+    const SessionInfo& info = created.info;
+    const std::vector<profile::ProfileKernel>& chosen = created.kernels;
+    const Session& session = created.session;
     std::cout << "created session " << session.dir().string() << " from " << profile_file << " ("
               << info.profile->model << ", " << info.profile->options << ", recorded on "
               << (info.profile->gpu.empty() ? "an unknown GPU" : info.profile->gpu) << ")\n";

@@ -11,12 +11,20 @@
 
 #include "app/pages/compare_page.h"
 #include "app/pages/experiments_page.h"
+#include "app/pages/profile_page.h"
 #include "app/pages/roofline_page.h"
+#include "app/profile_document.h"
 #include "widgets/roofline_plot.h"
 
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QPushButton>
+#include <QThread>
+#include <QTreeView>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -110,6 +118,9 @@ private slots:
     void the_window_is_a_shell_of_four_pages();
     void clicking_a_roofline_point_selects_the_experiment_on_every_page();
     void the_compare_page_shows_the_two_rows_and_a_pinned_baseline_stays();
+    void optimize_selected_creates_a_session_from_the_profile_and_opens_it_with_its_profile();
+    void optimize_selected_into_a_used_folder_reports_the_error_and_creates_nothing();
+    void a_sessions_verify_json_shows_the_measured_speedup_on_the_profile_page();
 
 private:
     QTemporaryDir m_root;
@@ -472,6 +483,110 @@ void TestMainWindow::the_compare_page_shows_the_two_rows_and_a_pinned_baseline_s
     page->pin(-1);
     window->setCompareExperiment(3);
     QCOMPARE(window->compareExperiment(), 3);
+}
+
+
+void TestMainWindow::optimize_selected_creates_a_session_from_the_profile_and_opens_it_with_its_profile()
+{
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    QSignalSpy profileLoaded(window.get(), &MainWindow::profileLoaded);
+    window->openProfile(QStringLiteral(AK_DEMO_PROFILE));
+    QTRY_VERIFY_WITH_TIMEOUT(!profileLoaded.isEmpty(), 15000);
+
+    // The page asks for the types selected in its tree.
+    ProfilePage* page = window->profilePage();
+    QSignalSpy asked(page, &ProfilePage::optimizeRequested);
+    page->setWhatIfType(QStringLiteral("layernorm"));
+    page->treeView()->clearSelection();
+    QVERIFY(page->optimizeButton()->isEnabled());
+    QCOMPARE(page->selectedKernelTypes(), QStringList{QStringLiteral("layernorm")});
+
+    const QString dir = m_root.filePath(QStringLiteral("from-profile"));
+    QSignalSpy created(window.get(), &MainWindow::sessionCreated);
+    QSignalSpy loaded(window.get(), &MainWindow::sessionLoaded);
+    QThread* const gui = QThread::currentThread();
+    window->createSessionFromProfile(dir, {QStringLiteral("matmul"), QStringLiteral("layernorm")});
+    QVERIFY(!window->isSettled());  // created on a thread of its own
+    QVERIFY(QThread::currentThread() == gui);
+    QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 15000);
+    QVERIFY2(messages.isEmpty(), qPrintable(messages.isEmpty() ? QString() : messages.first().text));
+    QCOMPARE(created.size(), 1);
+    QCOMPARE(window->sessionDir(), QFileInfo(dir).absoluteFilePath());
+    // One starter baseline per kernel (GPT-2's GEMMs fall into shape families), of the chosen types only.
+    QVERIFY(window->experiments().size() >= 2);
+    QStringList types;
+    for (const Experiment& e : window->experiments()) {
+        QCOMPARE(e.outcome, Outcome::Baseline);
+        types.append(QString::fromStdString(e.kernel_type));
+    }
+    QVERIFY2(types.contains(QStringLiteral("matmul")) && types.contains(QStringLiteral("layernorm")), qPrintable(types.join(u',')));
+    QCOMPARE(types.count(QStringLiteral("layernorm")) + types.count(QStringLiteral("matmul")), int(types.size()));
+    // session.json records the profile, and the page offers it back (it is the open one already).
+    QCOMPARE(page->originProfileFile(), QFileInfo(QStringLiteral(AK_DEMO_PROFILE)).absoluteFilePath());
+    QVERIFY(!page->originButton()->isHidden());
+    QVERIFY(!page->originButton()->isEnabled());
+    QVERIFY(asked.isEmpty());
+
+    // Opening the new session in a fresh window brings its profile along.
+    QList<CapturedMessage> messages2;
+    auto fresh = makeWindow(&messages2);
+    QSignalSpy freshProfile(fresh.get(), &MainWindow::profileLoaded);
+    QVERIFY(openAndWait(*fresh, dir));
+    QTRY_VERIFY_WITH_TIMEOUT(!freshProfile.isEmpty(), 15000);
+    QCOMPARE(QFileInfo(fresh->profile()->path).absoluteFilePath(), QFileInfo(QStringLiteral(AK_DEMO_PROFILE)).absoluteFilePath());
+}
+
+void TestMainWindow::optimize_selected_into_a_used_folder_reports_the_error_and_creates_nothing()
+{
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    QSignalSpy profileLoaded(window.get(), &MainWindow::profileLoaded);
+    window->openProfile(QStringLiteral(AK_DEMO_PROFILE));
+    QTRY_VERIFY_WITH_TIMEOUT(!profileLoaded.isEmpty(), 15000);
+    QSignalSpy failed(window.get(), &MainWindow::sessionCreationFailed);
+    window->createSessionFromProfile(m_sessionDir, {QStringLiteral("matmul")});  // an existing session
+    QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 30000);
+    QVERIFY(window->isSettled());
+    QCOMPARE(messages.size(), 1);
+    QVERIFY2(messages.first().text.contains(QDir::toNativeSeparators(QFileInfo(m_sessionDir).absoluteFilePath())),
+             qPrintable(messages.first().text));
+    QVERIFY(window->sessionDir().isEmpty());
+    // "other" is not a kernel type: refused before any thread starts.
+    window->createSessionFromProfile(m_root.filePath(QStringLiteral("never")), {QStringLiteral("other")});
+    QCOMPARE(messages.size(), 2);
+    QVERIFY(!QFileInfo::exists(m_root.filePath(QStringLiteral("never"))));
+}
+
+void TestMainWindow::a_sessions_verify_json_shows_the_measured_speedup_on_the_profile_page()
+{
+    const QString dir = m_root.filePath(QStringLiteral("verified"));
+    test::createSampleSession(test::toPath(dir));
+    QVERIFY(QFile::copy(QStringLiteral(AK_VERIFY_FIXTURE), QDir(dir).filePath(QStringLiteral("verify.json"))));
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    QVERIFY(openAndWait(*window, dir));
+    ProfilePage* page = window->profilePage();
+    // The fixture: 33.6 ms unmodified, 30.0 ms with the session's kernels; verify predicted 1.2x.
+    QVERIFY(page->verifiedSpeedup().has_value());
+    QCOMPARE(qRound(*page->verifiedSpeedup() * 1000), 1120);
+    QVERIFY(!page->verifyLabel()->isHidden());
+    const QString text = page->verifyLabel()->text();
+    QVERIFY2(text.contains(QStringLiteral("1.12")) && text.contains(QStringLiteral("1.2")) && text.contains(QStringLiteral("PASS")),
+             qPrintable(text));
+
+    // A damaged verify.json is named, not hidden.
+    const QString bad = m_root.filePath(QStringLiteral("verified-bad"));
+    test::createSampleSession(test::toPath(bad));
+    {
+        QFile f(QDir(bad).filePath(QStringLiteral("verify.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format_version\": 1, \"verdict\": \"MAYBE\", \"model\": {}}");
+    }
+    QVERIFY(openAndWait(*window, bad));
+    QVERIFY(!page->verifiedSpeedup());
+    QVERIFY2(page->verifyLabel()->text().contains(QStringLiteral("verdict")), qPrintable(page->verifyLabel()->text()));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -8,8 +8,13 @@
 #include "experiment_fixtures.h"
 #include "profile/profile_json.h"
 #include "widgets/breakdown_model.h"
+#include "session/verify_report.h"
+#include "app/session_snapshot.h"
 
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileInfo>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -212,7 +217,7 @@ private slots:
         QCOMPARE(page.whatIfType(), QStringLiteral("other"));
     }
 
-    // The fixture profile of core/profile (synthetic GPT-2): every type's share on the page is the one
+    // The bundled demo profile (GPT-2 8x1024 fp16 on an H200): every type's share on the page is the one
     // core computes, and the shares add up to the classified and other time.
     void theFixtureProfilesSharesAreShown()
     {
@@ -246,6 +251,88 @@ private slots:
                 QTest::mouseClick(b, Qt::LeftButton);
         }
         QCOMPARE(open.count(), 1);
+    }
+
+    // "Optimize Selected…" asks for the nine kernel types selected in the tree (the what-if type when
+    // nothing is selected); "other" is never one of them.
+    void optimizeSelectedAsksForTheSelectedKernelTypes()
+    {
+        ProfilePage page;
+        QVERIFY(!page.optimizeButton()->isEnabled());  // no profile
+        page.setProfile(analyseProfile(m_path));
+        QSignalSpy asked(&page, &ProfilePage::optimizeRequested);
+        auto select = [&page](const QString& type) {
+            const QModelIndex index = page.proxyModel()->mapFromSource(page.breakdownModel()->typeIndex(type));
+            QVERIFY(index.isValid());
+            page.treeView()->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        };
+        page.treeView()->clearSelection();
+        page.setWhatIfType(QStringLiteral("softmax"));
+        QCOMPARE(page.selectedKernelTypes(), QStringList{QStringLiteral("softmax")});
+        select(QStringLiteral("matmul"));
+        select(QStringLiteral("other"));
+        QCOMPARE(page.selectedKernelTypes(), QStringList{QStringLiteral("matmul")});
+        QVERIFY(page.optimizeButton()->isEnabled());
+        QTest::mouseClick(page.optimizeButton(), Qt::LeftButton);
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.first().first().toStringList(), QStringList{QStringLiteral("matmul")});
+        // Only "other" selected and as the what-if type: nothing to optimize.
+        page.treeView()->clearSelection();
+        page.setWhatIfType(QStringLiteral("other"));
+        select(QStringLiteral("other"));
+        QVERIFY(page.selectedKernelTypes().isEmpty());
+        QVERIFY(!page.optimizeButton()->isEnabled());
+    }
+
+    // A session made from a profile offers it when its file exists (as given, or beside the session).
+    void theSessionsProfileIsOfferedWhenItsFileExists()
+    {
+        ProfilePage page;
+        auto snapshot = std::make_shared<SessionSnapshot>();
+        snapshot->dir = m_dir.filePath(QStringLiteral("sessions/s1"));
+        snapshot->info.profile = ProfileOrigin{};
+        snapshot->info.profile->file = "missing-profile.json";
+        page.setSession(snapshot, {});
+        QVERIFY(page.originButton()->isHidden());
+        QVERIFY(page.originProfileFile().isEmpty());
+
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("sessions")));
+        QVERIFY(QFile::copy(m_path, m_dir.filePath(QStringLiteral("sessions/beside.json"))));
+        snapshot->info.profile->file = "beside.json";  // relative to the session folder's parent
+        page.setSession(snapshot, {});
+        QCOMPARE(page.originProfileFile(), QFileInfo(m_dir.filePath(QStringLiteral("sessions/beside.json"))).absoluteFilePath());
+        QVERIFY(!page.originButton()->isHidden());
+        QSignalSpy open(&page, &ProfilePage::openProfileFileRequested);
+        QTest::mouseClick(page.originButton(), Qt::LeftButton);
+        QCOMPARE(open.count(), 1);
+        QCOMPARE(open.first().first().toString(), page.originProfileFile());
+        // Once it is the open profile the button says so and is disabled.
+        page.setProfile(analyseProfile(page.originProfileFile()));
+        QVERIFY(!page.originButton()->isEnabled());
+    }
+
+    // verify.json: the measured end-to-end speed-up beside the projection and verify's prediction.
+    void theMeasuredEndToEndSpeedupIsShownBesideTheProjection()
+    {
+        ProfilePage page;
+        page.setProfile(analyseProfile(m_path));
+        page.setWhatIfType(QStringLiteral("matmul"));
+        page.setSpeedup(QStringLiteral("matmul"), 1.5);
+        QVERIFY(page.verifyLabel()->isHidden());
+        auto snapshot = std::make_shared<SessionSnapshot>();
+        snapshot->dir = QFileInfo(QStringLiteral(AK_VERIFY_FIXTURE)).absolutePath();
+        snapshot->verify = std::make_shared<const VerifyReport>(read_verify_report(snapshot->dir.toStdString()));
+        page.setSession(snapshot, {});
+        QVERIFY(!page.verifyLabel()->isHidden());
+        QVERIFY(page.verifiedSpeedup().has_value());
+        QCOMPARE(qRound(*page.verifiedSpeedup() * 1000), 1120);  // 33.6 ms / 30.0 ms
+        const QString text = page.verifyLabel()->text();
+        QVERIFY2(text.contains(num(1.12, 3)), qPrintable(text));                 // measured
+        QVERIFY2(text.contains(num(1.2, 3)), qPrintable(text));                  // verify's prediction
+        QVERIFY2(text.contains(num(page.projectedSpeedup(), 3)), qPrintable(text));  // this page's projection
+        // No verify.json: nothing shown.
+        page.setSession(std::make_shared<SessionSnapshot>(), {});
+        QVERIFY(page.verifyLabel()->isHidden());
     }
 
 private:

@@ -173,6 +173,41 @@ private slots:
         QVERIFY(plot->tooltipOf(1).contains(QStringLiteral("#1")));
     }
 
+    // The drawn path merges straight runs (a frontier climbing at one intensity is one segment) and keeps
+    // every turn; a path of hundreds of vertices is drawn thin and aliased (the replot stays cheap).
+    void thePathIsDrawnWithItsTurnsOnly()
+    {
+        std::vector<Experiment> list = {
+            experiment(0, "rmsnorm", B, PASS, 1.0, 1.2, 50.0, 1200),  // intensity 1.0 throughout ...
+            experiment(1, "rmsnorm", K, PASS, 2.0, 2.4, 25.0, 2400),
+            experiment(2, "rmsnorm", K, PASS, 3.0, 3.6, 16.7, 3600),
+            experiment(3, "rmsnorm", K, PASS, 4.0, 4.8, 12.5, 4800),
+            experiment(4, "rmsnorm", K, PASS, 5.0, 6.0, 10.0, 3000),  // ... then intensity 2.0
+        };
+        RooflinePage page;
+        page.setSession(snapshot(list), list);
+        RooflinePlot* plot = page.plot();
+        QCOMPARE(plot->pathOf(QStringLiteral("rmsnorm")), (std::vector<int>{0, 1, 2, 3, 4}));
+        const QVector<QPointF> drawn = plot->drawnPathOf(QStringLiteral("rmsnorm"));
+        QCOMPARE(drawn.size(), 3);
+        QCOMPARE(drawn[0], QPointF(1.0, 1.2));
+        QCOMPARE(drawn[1], QPointF(1.0, 4.8));
+        QCOMPARE(drawn[2], QPointF(2.0, 6.0));
+
+        // A zigzag keeps every vertex; 300 of them draw aliased.
+        std::vector<Experiment> zigzag;
+        for (int i = 0; i < 300; ++i)
+            zigzag.push_back(experiment(i, "rmsnorm", i == 0 ? B : K, PASS, 1.0, i % 2 ? 2.0 : 1.0, 50.0, i % 3 ? 1000 : 1500));
+        page.setSession(snapshot(zigzag), zigzag);
+        QCOMPARE(plot->drawnPathOf(QStringLiteral("rmsnorm")).size(), 300);
+        bool aliased = false;
+        for (int i = 0; i < plot->plot()->plottableCount(); ++i) {
+            if (auto* c = qobject_cast<QCPCurve*>(plot->plot()->plottable(i)); c && c->dataCount() == 300)
+                aliased = !c->antialiased();
+        }
+        QVERIFY(aliased);
+    }
+
     void filtersHidePoints()
     {
         RooflinePage page;

@@ -535,7 +535,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     const int wg = (int)threadIdx.x / 128 - 1;  // consumer warpgroup, -1: the producer
     const int t128 = threadIdx.x % 128;
     // The launcher rounds the grid up to whole clusters; cluster c is blocks c * CLUSTER .. + CLUSTER - 1.
-    const int rank = CLUSTER > 1 ? (int)ak_cluster_ctarank() : 0;
+    const int rank = CLUSTER > 1 ? ak_cluster_rank() : 0;
     // CLUSTER = 1: the persistent walk; CLUSTER = 2: this block's one tile (tile_coord reads the block index).
     const int first_unit = CLUSTER > 1 ? 0 : (int)blockIdx.x, unit_step = CLUSTER > 1 ? 1 : (int)gridDim.x;
 
@@ -572,7 +572,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         ak_mbar_init_fence();
     }
     if constexpr (CLUSTER > 1)
-        ak_cluster_barrier();  // the peer's barriers are initialised before anything arrives on them
+        ak_cluster_sync();  // the peer's barriers are initialised before anything arrives on them
     else
         __syncthreads();
 
@@ -611,6 +611,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         consume(args, smem, sbase, wg, t128, rank, first_unit, unit_step, n_units, tiles_m, units_n, k_tiles);
     }
     // No block leaves while its peer may still arrive on its barriers or multicast into its buffers.
-    if constexpr (CLUSTER > 1) ak_cluster_barrier();
+    if constexpr (CLUSTER > 1) ak_cluster_sync();
 }
 #endif

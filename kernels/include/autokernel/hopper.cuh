@@ -12,6 +12,7 @@
 //     round on;
 //   - tiles are 128-byte swizzled boxes (AK_SWIZZLE_128B): every box row is 128 bytes and its 16-byte
 //     chunk c sits at chunk c ^ (row % 8); boxes start on 1024-byte boundaries (the swizzle atom).
+#include <autokernel/helpers.cuh>
 #ifndef AUTOKERNEL_HOPPER_CUH
 #define AUTOKERNEL_HOPPER_CUH
 
@@ -103,18 +104,7 @@ __device__ __forceinline__ void ak_fence_proxy_async() {
 }
 
 // ---- thread-block clusters ----------------------------------------------------------------------------------
-// This block's rank in its cluster (0 .. cluster size - 1).
-__device__ __forceinline__ unsigned ak_cluster_ctarank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-// Every thread of every block of the cluster arrives and waits (release/acquire): after barrier
-// initialisation, before a block's shared memory is used by its peers, and before any block exits while
-// a peer may still arrive on its barriers.
-__device__ __forceinline__ void ak_cluster_barrier() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
+// The cluster rank and the cluster-wide barrier are helpers.cuh's ak_cluster_rank and ak_cluster_sync.
 // One arrival, when `pred` holds, on the mbarrier at the same shared-memory offset in block `cta` of the
 // cluster (this block's own rank included).
 __device__ __forceinline__ void ak_mbar_arrive_cluster_if(unsigned bar, unsigned cta, bool pred) {

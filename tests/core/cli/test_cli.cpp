@@ -2,6 +2,7 @@
 #include "gpu/cuda_driver.h"
 #include "session/session.h"
 #include "util/durable_file.h"
+#include "cli_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -20,11 +21,7 @@ namespace ak {
 namespace {
 namespace fs = std::filesystem;
 
-struct CliRun {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
+using test::CliRun;
 
 class CliTest : public ::testing::Test {
 protected:
@@ -41,39 +38,7 @@ protected:
     // Runs autokernel with `args`; stdout and stderr go to files in the test folder. The NVRTC cache
     // lives in the test folder too (XDG_CACHE_HOME).
     CliRun run(const std::vector<std::string>& args) {
-        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-        std::vector<std::string> env_strings{"XDG_CACHE_HOME=" + (dir_ / "cache").string()};
-        for (char** e = environ; *e; ++e)
-            if (!std::string_view(*e).starts_with("XDG_CACHE_HOME=")) env_strings.emplace_back(*e);
-        std::vector<char*> envp;
-        for (std::string& s : env_strings) envp.push_back(s.data());
-        envp.push_back(nullptr);
-
-        std::vector<std::string> argv_strings{AK_CLI_PATH};
-        argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (std::string& s : argv_strings) argv.push_back(s.data());
-        argv.push_back(nullptr);
-
-        pid_t pid = 0;
-        const int spawned = posix_spawn(&pid, AK_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        CliRun r;
-        if (spawned != 0) {
-            ADD_FAILURE() << "could not start " << AK_CLI_PATH;
-            return r;
-        }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        r.out = read_file(out);
-        r.err = read_file(err);
-        return r;
+        return test::run_cli(AK_CLI_PATH, args, dir_, {"XDG_CACHE_HOME=" + (dir_ / "cache").string()});
     }
 
     fs::path write(const std::string& name, const std::string& text) {

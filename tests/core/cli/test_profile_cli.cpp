@@ -2,6 +2,7 @@
 // (no GPU needed), `profile --show` of the fixture, and a session made from it.
 #include "session/session.h"
 #include "util/durable_file.h"
+#include "cli_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -21,10 +22,7 @@ namespace fs = std::filesystem;
 
 const std::string kFixture = std::string(AK_FIXTURES_DIR) + "/profile/gpt2-synthetic.json";
 
-struct CliResult {
-    int exit_code = -1;
-    std::string out, err;
-};
+using CliResult = test::CliRun;
 
 class ProfileCliTest : public ::testing::Test {
 protected:
@@ -38,39 +36,8 @@ protected:
         fs::remove_all(dir_, ec);
     }
     CliResult run(const std::vector<std::string>& args) {
-        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        std::vector<std::string> env{"AK_KERNELS_DIR=" + std::string(AK_KERNELS_DIR),
-                                     "XDG_CACHE_HOME=" + (dir_ / "cache").string()};
-        for (char** e = environ; *e; ++e) {
-            const std::string_view s(*e);
-            if (!s.starts_with("AK_KERNELS_DIR=") && !s.starts_with("XDG_CACHE_HOME=")) env.emplace_back(s);
-        }
-        std::vector<char*> envp;
-        for (std::string& s : env) envp.push_back(s.data());
-        envp.push_back(nullptr);
-        std::vector<std::string> argv_strings{AK_CLI_PATH};
-        argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (std::string& s : argv_strings) argv.push_back(s.data());
-        argv.push_back(nullptr);
-        pid_t pid = 0;
-        CliResult r;
-        const int spawned = posix_spawn(&pid, AK_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) {
-            ADD_FAILURE() << "could not start " << AK_CLI_PATH;
-            return r;
-        }
-        int status = 0;
-        waitpid(pid, &status, 0);
-        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        r.out = read_file(out);
-        r.err = read_file(err);
-        return r;
+        return test::run_cli(AK_CLI_PATH, args, dir_,
+                             {"AK_KERNELS_DIR=" + std::string(AK_KERNELS_DIR), "XDG_CACHE_HOME=" + (dir_ / "cache").string()});
     }
     fs::path dir_;
 };

@@ -2,6 +2,7 @@
 // exit 2 on a machine without a GPU (the GPU side is tests/core/engine/gpu/test_verify_gpu.cpp).
 #include "gpu/device_query.h"
 #include "util/durable_file.h"
+#include "cli_runner.h"
 #include "util/error.h"
 
 #include <gtest/gtest.h>
@@ -19,10 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-    int exit_code = -1;
-    std::string out, err;
-};
+using test::CliRun;
 
 class VerifyCli : public ::testing::Test {
 protected:
@@ -34,29 +32,7 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir); }
 
-    CliRun cli(const std::vector<std::string>& args) {
-        const fs::path out = dir / "out.txt", err = dir / "err.txt";
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        std::vector<std::string> argv{AK_CLI_PATH};
-        argv.insert(argv.end(), args.begin(), args.end());
-        std::vector<char*> cargv;
-        for (auto& s : argv) cargv.push_back(s.data());
-        cargv.push_back(nullptr);
-        pid_t pid = 0;
-        CliRun r;
-        if (posix_spawn(&pid, AK_CLI_PATH, &actions, nullptr, cargv.data(), environ) == 0) {
-            int status = 0;
-            ::waitpid(pid, &status, 0);
-            r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        }
-        posix_spawn_file_actions_destroy(&actions);
-        r.out = ak::read_file(out);
-        r.err = ak::read_file(err);
-        return r;
-    }
+    CliRun cli(const std::vector<std::string>& args) { return test::run_cli(AK_CLI_PATH, args, dir); }
 
     fs::path session() {
         const fs::path s = dir / "s";

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using test::CliRun;
+using ak::test::CliRun;
 
 class VerifyCli : public ::testing::Test {
 protected:
@@ -32,7 +32,7 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir); }
 
-    CliRun cli(const std::vector<std::string>& args) { return test::run_cli(AK_CLI_PATH, args, dir); }
+    CliRun cli(const std::vector<std::string>& args) { return ak::test::run_cli(AK_CLI_PATH, args, dir); }
 
     fs::path session() {
         const fs::path s = dir / "s";

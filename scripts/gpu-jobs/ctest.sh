@@ -12,7 +12,7 @@ out=${OUT:-/tmp/out}/ctest; mkdir -p "$out"
 t0=$(date +%s)
 left() { echo $((250 - ($(date +%s) - t0) - 5)); }
 
-echo "=== CPU tests (ctest -LE "benchmark|gpu": the GPU suites carry the label gpu)"
+echo '=== CPU tests (ctest -LE "benchmark|gpu": the GPU suites carry the label gpu)'
 timeout 120 ctest --test-dir "$root/build-h200" -LE "benchmark|gpu" -j 12 --timeout 100 > "$out/cpu.log" 2>&1
 echo "ctest exit $?"; grep -E "tests passed|tests failed|\*\*\*Failed|\*\*\*Timeout|Not Run" "$out/cpu.log" | head -30
 for t in test_evaluator_gpu; do   # the profiler and verify jobs run their own GPU suites

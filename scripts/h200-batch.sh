@@ -45,8 +45,9 @@ cp "$stage/nvidia-smi.txt" "$final_out/" 2>/dev/null
 cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DAK_BUILD_GUI=OFF -DAK_BUILD_EVALUATOR=ON \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$root/.deps/root/usr" > "$stage/configure.log" 2>&1 ||
   { tail -30 "$stage/configure.log"; }
+# -k 0: one job's broken target does not stop the others from building (its job then finds no binary)
 # shellcheck disable=SC2086
-timeout "${AK_BUILD_CAP:-300}" ninja -C build-h200 $targets > "$stage/build.log" 2>&1
+timeout "${AK_BUILD_CAP:-300}" ninja -C build-h200 -k 0 $targets > "$stage/build.log" 2>&1
 build_rc=$?
 echo "build exit $build_rc"; grep -E "error:|FAILED" "$stage/build.log" | head -20
 [[ $build_rc -ne 0 ]] && tail -c 20000 "$stage/build.log" > "$final_out/build-errors.log"

@@ -108,6 +108,9 @@ int new_from_profile(const Arguments& a, const fs::path& dir, const std::string&
         const KernelEntry e = k.entry();
         std::cout << "  " << e.name << "  " << format_fixed(k.share * 100, 1) << "% of GPU time, shapes "
                   << (e.shapes.empty() ? "(the type's defaults: the profile gave none)" : e.shapes) << "\n";
+        if (k.backward_share > 0)
+            std::cout << "    not counted: " << format_fixed(k.backward_share * 100, 1) << "% of GPU time in "
+                      << to_string(k.type) << "'s backward ops (the kernel replaces the forward op only)\n";
         fractions.push_back(k.share);
         total += k.share;
     }

@@ -34,6 +34,8 @@ struct Family {
 
 }  // namespace
 
+bool is_backward_op(std::string_view op) { return op.find("_backward") != std::string_view::npos; }
+
 KernelEntry ProfileKernel::entry() const {
     KernelEntry e;
     e.name = name;
@@ -50,17 +52,19 @@ std::vector<ProfileKernel> candidate_kernels(const Breakdown& b, std::size_t max
     for (const KernelType type : all_kernel_types()) {
         // time per distinct mapped shape, and the time without a shape
         std::map<std::vector<std::int64_t>, std::pair<std::uint64_t, std::string>> by_shape;
-        std::uint64_t shapeless_ns = 0;
+        std::uint64_t shapeless_ns = 0, backward_ns = 0;
         for (const BreakdownGroup* g : groups_of(b, type)) {
             if (g->type_shape) {
                 auto& [ns, dtype] = by_shape[g->type_shape->dims];
                 ns += g->total_ns;
                 if (dtype.empty()) dtype = g->dtype;
+            } else if (is_backward_op(g->op)) {
+                backward_ns += g->total_ns;
             } else {
                 shapeless_ns += g->total_ns;
             }
         }
-        if (by_shape.empty() && shapeless_ns == 0) continue;
+        if (by_shape.empty() && shapeless_ns == 0) continue;  // nothing a forward kernel replaces
         std::vector<std::tuple<std::uint64_t, Shape, std::string>> shapes;
         for (auto& [dims, v] : by_shape) shapes.emplace_back(v.first, Shape{dims}, v.second);
         std::sort(shapes.begin(), shapes.end(), [](const auto& x, const auto& y) {
@@ -90,6 +94,7 @@ std::vector<ProfileKernel> candidate_kernels(const Breakdown& b, std::size_t max
             ProfileKernel k;
             k.type = type;
             k.share = std::clamp(double(f.total_ns) / denominator, 0.0, 1.0);
+            if (&f == &families.front()) k.backward_share = double(backward_ns) / denominator;
             k.dtype = f.dtype;
             for (const auto& [shape, ns] : f.shapes) {
                 if (k.shapes.size() == max_shapes) break;

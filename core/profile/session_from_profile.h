@@ -7,7 +7,11 @@
 // Shape families: the mapped shapes (shape_mapping.h) of a type, largest time first; a shape joins the
 // first family whose leading shape is within 2x in every dimension (and has the same causal flag),
 // else starts a family. Groups of the type without a shape (e.g. the silu and mul of a SwiGLU MLP) add
-// their time to the type's largest family. Timing shapes: the family's shapes by time, at most
+// their time to the type's largest family. Groups of the backward pass that have no shape (the backward
+// ops of attention, the norms, softmax and the loss: "aten::*_backward*") are not part of any kernel's
+// share: a session's kernels replace forward ops, so counting that time would overstate what Amdahl's law
+// promises; it is reported as `backward_share` of the type's largest family instead. (The backward pass's
+// GEMMs are aten::mm with a shape: they count, a matmul kernel replaces them.) Timing shapes: the family's shapes by time, at most
 // `max_shapes`, each with at least 5 % of the family's time (the largest always).
 #include "engine/kernel_type.h"
 #include "profile/breakdown.h"
@@ -34,9 +38,14 @@ struct ProfileKernel {
     std::vector<double> shape_shares;    // each timing shape's share of the profiled GPU time
     double share = 0;                    // model_fraction: the family's share of the profiled GPU time
     std::string dtype;                   // the ops' dtype ("fp16", ...) of the leading shape, "" when unknown
+    double backward_share = 0;           // the type's shape-less backward-pass time, not in `share` (largest family only)
 
     KernelEntry entry() const;           // name, type, shapes ("2048x3072x768,2048x2304x768"), model_fraction
 };
+
+// Whether an op is a backward-pass op of its own ("aten::native_layer_norm_backward",
+// "aten::_softmax_backward_data", "aten::_efficient_attention_backward", ...).
+bool is_backward_op(std::string_view op);
 
 // Every candidate kernel (all families of the nine types, no filter), largest share first.
 std::vector<ProfileKernel> candidate_kernels(const Breakdown& breakdown, std::size_t max_shapes = 3);

@@ -117,6 +117,38 @@ TEST(SessionFromProfile, ShapelessTimeJoinsTheLargestFamily) {
     EXPECT_DOUBLE_EQ(kernels[0].share, 3500.0 / 4000.0);
 }
 
+TEST(SessionFromProfile, BackwardOpsAreNotInTheForwardKernelsShare) {
+    // A training step: the forward SDPA maps to a shape; its backward op has none and a forward kernel does
+    // not replace it, so it is reported beside the share, not in it. The backward GEMM (aten::mm) counts.
+    Builder b;
+    b.p.origin.measured_iterations = 1;
+    TensorArg causal{{}, {}, "", {1}};
+    b.add("aten::_scaled_dot_product_efficient_attention",
+          {t({2, 12, 512, 64}), t({2, 12, 512, 64}), t({2, 12, 512, 64}), {}, {}, {}, causal}, 3000, "fmha_fwd");
+    b.add("aten::_efficient_attention_backward", {t({2, 512, 12, 64})}, 5000, "fmha_bwd",
+          {"autograd::engine::evaluate_function: ScaledDotProductEfficientAttentionBackward0",
+           "aten::_efficient_attention_backward"});
+    b.add("aten::mm", {t({1024, 768}), t({768, 3072})}, 1500, "nvjet_bwd",
+          {"autograd::engine::evaluate_function: MmBackward0", "aten::mm"});
+    b.add("aten::add", {t({2, 512, 768})}, 500, "add_kernel");
+    const auto kernels = candidate_kernels(compute_breakdown(b.p));
+    const ProfileKernel* attention = nullptr;
+    const ProfileKernel* matmul = nullptr;
+    for (const auto& k : kernels) {
+        if (k.type == KernelType::FlashAttention) attention = &k;
+        if (k.type == KernelType::Matmul) matmul = &k;
+    }
+    ASSERT_NE(attention, nullptr);
+    EXPECT_DOUBLE_EQ(attention->share, 3000.0 / 10000.0);
+    EXPECT_DOUBLE_EQ(attention->backward_share, 5000.0 / 10000.0);
+    ASSERT_NE(matmul, nullptr);
+    EXPECT_DOUBLE_EQ(matmul->share, 1500.0 / 10000.0);
+    EXPECT_DOUBLE_EQ(matmul->backward_share, 0.0);
+    EXPECT_TRUE(is_backward_op("aten::native_layer_norm_backward"));
+    EXPECT_TRUE(is_backward_op("aten::_softmax_backward_data"));
+    EXPECT_FALSE(is_backward_op("aten::mm"));
+}
+
 TEST(SessionFromProfile, SyntheticGpt2AndItsOrigin) {
     const Profile p = read_profile_json(kFixture);
     const Breakdown b = compute_breakdown(p);

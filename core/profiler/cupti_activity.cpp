@@ -21,9 +21,19 @@ namespace {
 constexpr size_t kBufferBytes = 8u << 20;
 constexpr size_t kBufferAlign = 8;
 
-std::mutex g_mutex;
-ActivityData g_data;
+// The state the CUPTI callbacks touch lives on the heap and is never destroyed: in a profiled process
+// (the injection library) CUPTI may deliver a buffer after exit() has begun running static destructors,
+// and a destroyed mutex or vector there is a crash at exit. After close() the callbacks only free buffers.
+struct State {
+    std::mutex mutex;
+    ActivityData data;
+};
+State& state() {
+    static State* s = new State;  // never deleted (see above)
+    return *s;
+}
 std::atomic<bool> g_running{false};
+std::atomic<bool> g_closed{false};
 bool g_callbacks_registered = false;
 
 // External correlation records are emitted for API records, so the launching API calls are recorded too:
@@ -38,7 +48,10 @@ std::vector<CUpti_ActivityKind> activity_kinds() {
     if (api == "both" || api == "driver") kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
     return kinds;
 }
-const std::vector<CUpti_ActivityKind> kKinds = activity_kinds();
+const std::vector<CUpti_ActivityKind>& kinds() {
+    static const auto* k = new std::vector<CUpti_ActivityKind>(activity_kinds());  // never deleted (State)
+    return *k;
+}
 
 CUpti_ExternalCorrelationKind cupti_kind(ExternalKind k) {
     return k == ExternalKind::Op ? CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 : CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
@@ -71,12 +84,22 @@ profile::MemoryKind memcpy_kind(uint8_t k) {
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    if (g_closed) {  // no more records wanted: CUPTI drops what it cannot store
+        *buffer = nullptr;
+        *size = 0;
+        *max_records = 0;
+        return;
+    }
     *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlign, kBufferBytes));
     *size = *buffer ? kBufferBytes : 0;
     *max_records = 0;
 }
 
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t /*size*/, size_t valid) {
+    if (g_closed) {
+        std::free(buffer);
+        return;
+    }
     std::vector<profile::KernelRecord> kernels;
     std::vector<RawMemory> memory;
     std::vector<std::pair<uint32_t, uint64_t>> ops, ranges;
@@ -140,12 +163,13 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
     size_t dropped = 0;
     cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped);
     std::free(buffer);
-    std::lock_guard lock(g_mutex);
-    for (auto& k : kernels) g_data.kernels.push_back(std::move(k));
-    for (auto& m : memory) g_data.memory.push_back(m);
-    for (auto& [c, id] : ops) g_data.op_of_correlation[c] = id;
-    for (auto& [c, id] : ranges) g_data.range_of_correlation[c] = id;
-    g_data.dropped += dropped;
+    State& st = state();
+    std::lock_guard lock(st.mutex);
+    for (auto& k : kernels) st.data.kernels.push_back(std::move(k));
+    for (auto& m : memory) st.data.memory.push_back(m);
+    for (auto& [c, id] : ops) st.data.op_of_correlation[c] = id;
+    for (auto& [c, id] : ranges) st.data.range_of_correlation[c] = id;
+    st.data.dropped += dropped;
 }
 
 }  // namespace
@@ -158,15 +182,15 @@ std::string demangle(const char* name) {
 }
 
 void CuptiActivity::start() {
-    if (g_running) return;
+    if (g_running || g_closed) return;
     if (!g_callbacks_registered) {
         check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
         g_callbacks_registered = true;
     }
-    for (CUpti_ActivityKind k : kKinds) {
+    for (CUpti_ActivityKind k : kinds()) {
         const CUptiResult r = cuptiActivityEnable(k);
         if (r != CUPTI_SUCCESS) {
-            for (CUpti_ActivityKind d : kKinds) cuptiActivityDisable(d);
+            for (CUpti_ActivityKind d : kinds()) cuptiActivityDisable(d);
             check(r, "cuptiActivityEnable");
         }
     }
@@ -176,19 +200,26 @@ void CuptiActivity::start() {
 void CuptiActivity::stop() {
     if (!g_running) return;
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+    for (CUpti_ActivityKind k : kinds()) cuptiActivityDisable(k);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     g_running = false;
 }
 
-void CuptiActivity::flush() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+void CuptiActivity::flush() {
+    if (g_running) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void CuptiActivity::close() { g_closed = true; }
+
+bool CuptiActivity::closed() { return g_closed; }
 
 bool CuptiActivity::running() { return g_running; }
 
 ActivityData CuptiActivity::take() {
-    std::lock_guard lock(g_mutex);
-    ActivityData out = std::move(g_data);
-    g_data = ActivityData{};
+    State& st = state();
+    std::lock_guard lock(st.mutex);
+    ActivityData out = std::move(st.data);
+    st.data = ActivityData{};
     return out;
 }
 

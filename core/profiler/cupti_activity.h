@@ -39,8 +39,13 @@ public:
     static void start();
     // Flushes every buffer (waits for the GPU's records) and disables the kinds. Never throws.
     static void stop();
-    // Flushes completed buffers without disabling.
+    // Flushes completed buffers without disabling (nothing when not running).
     static void flush();
+    // For good: later buffers are freed unread and start() does nothing. The injection library calls it
+    // once it has taken the process's records at exit, so CUPTI callbacks during the rest of the
+    // process's teardown touch nothing of ours.
+    static void close();
+    static bool closed();
     static bool running();
     // Moves the collected records out.
     static ActivityData take();

@@ -12,9 +12,14 @@
 #   5. with the time left, the profiler's GPU tests (test_profiler_gpu: built-in models with >= 95 %
 #      attribution, kernel time vs CUDA events, TorchScript, the injection route on a CUDA program and a
 #      torch script).
+#   0. (part "debug") the injection library on python + torch directly, several ways, with evidence for a
+#      crash: AK_INJECT_TRACE=1 (each step of the library, a backtrace on SIGSEGV), python -X faulthandler,
+#      the bisecting switches (AK_INJECT_EXIT_FLUSH=0, AK_INJECT_CONTEXT_FLUSH=0, AK_INJECT_NVTX=0), gdb when
+#      the machine has it, LD_DEBUG=bindings of the library's symbols.
+# Parts: AK_PROFILER_PARTS (default below) picks "debug models torchscript inject overhead names tests".
 # Usage: scripts/gpu-jobs/profiler.sh BIN_DIR. Writes everything under $OUT/profiler/; prints the summary last.
 # targets: autokernel-profiler autokernel-inject test_profiler_gpu test_profiler autokernel
-# cap: 240 seconds
+# cap: 40 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: profiler.sh BIN_DIR}" && pwd)
@@ -27,7 +32,8 @@ say() { echo "=== $* (t+$(($(date +%s) - t0))s)"; }
 # The time budget follows this file's cap line (which h200-batch.sh enforces), so a shortened cap still
 # ends with the summary: every step gets at most the time left minus a reserve for the summary.
 cap=$(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+' | head -1); cap=${cap:-240}
-left() { echo $(( cap - 14 - ($(date +%s) - t0) )); }
+reserve=14  # seconds kept for the summary (less when only the quick parts run: below)
+left() { echo $(( cap - reserve - ($(date +%s) - t0) )); }
 [[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
 [[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 py=$(command -v python3)
@@ -35,10 +41,17 @@ prof=$bin/autokernel-profiler
 export AK_INJECT_LIBRARY=${AK_INJECT_LIBRARY:-$(dirname "$bin")/lib/libautokernel-inject.so}
 export AK_TEST_PYTHON=$py
 
+parts=${AK_PROFILER_PARTS:-debug}
+want() { [[ " $parts " == *" $1 "* ]]; }
+want models || want tests || reserve=3
+profiles=()
+exp=()
+
 say "binaries"
 ls -la "$prof" "$AK_INJECT_LIBRARY" "$bin/test_profiler_gpu" 2>&1
 ldd "$prof" | grep -E "cupti|torch_cuda|cudart|libcuda|not found" | tee "$out/ldd.txt"
-ldd "$AK_INJECT_LIBRARY" | grep -E "cupti|not found"
+ldd "$AK_INJECT_LIBRARY" | grep -E "cupti|stdc|gcc_s|not found"
+nm -D --defined-only "$AK_INJECT_LIBRARY" | grep -c " T " | sed 's/^/exported functions of the injection library: /'
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 
 # Runs the profiler with a time limit; keeps stderr in $out/NAME.log; prints the outcome line.
@@ -53,8 +66,61 @@ profile() {  # profile NAME SECONDS ARGS...
   return $rc
 }
 
+# Runs a command under the injection library directly (no profiler in between); keeps its output in
+# $out/debug-NAME.log and says how it ended and whether the library wrote its profile.
+inject() {  # inject NAME SECONDS [ENV=VALUE...] -- COMMAND...
+  local name=$1 secs=$2; shift 2
+  local envs=()
+  while [[ $# -gt 0 && $1 != -- ]]; do envs+=("$1"); shift; done
+  shift
+  local l; l=$(left); (( secs > l )) && secs=$l
+  if (( secs < 4 )); then echo "debug-$name: skipped (no time left)"; return 2; fi
+  local d=$work/inject-$name; mkdir -p "$d"
+  local s0; s0=$(date +%s%N)
+  env CUDA_INJECTION64_PATH="$AK_INJECT_LIBRARY" AK_INJECT_OUT="$d" AK_INJECT_TRACE=1 ${envs[@]+"${envs[@]}"} \
+    timeout -k 2 "$secs" "$@" > "$out/debug-$name.log" 2>&1
+  local rc=$?
+  local ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+  local wrote; wrote=$(ls "$d" | tr '\n' ' ')
+  local kernels=""; for f in "$d"/inject-*.json; do [[ -f $f ]] && kernels+="$(grep -o '"name"' "$f" | wc -l) names in $(basename "$f") "; done
+  echo "debug-$name: exit $rc (${ms} ms) ${envs[*]:-}; files: ${wrote:-none}; $kernels" | tee -a "$out/debug-summary.txt"
+  if (( rc != 0 )); then grep -v "^autokernel-inject\[[0-9]*\]: a CUDA context" "$out/debug-$name.log" | tail -40; else grep -E "exit handler: done|signal" "$out/debug-$name.log" | tail -2; fi
+  return $rc
+}
+
+if want debug; then
+  say "0. injection library on python + torch directly"
+  printf 'import torch\nx = torch.ones(1, device="cuda")\ntorch.cuda.synchronize()\nprint("minimal: ok", float(x.sum()))\n' > "$work/minimal.py"
+  inject minimal 12 -- $py -X faulthandler "$work/minimal.py"; rc_min=$?
+  inject train 20 -- $py -X faulthandler "$here/train_small.py"; rc_train=$?
+  # Bisect on the quicker script that crashes.
+  if (( rc_min != 0 )); then bis=("$work/minimal.py"); bname=minimal; else bis=("$here/train_small.py"); bname=train; fi
+  if (( rc_min != 0 || rc_train != 0 )); then
+    inject "$bname-no-exit-flush" 15 AK_INJECT_EXIT_FLUSH=0 -- $py "${bis[@]}"
+    inject "$bname-no-context-flush" 15 AK_INJECT_CONTEXT_FLUSH=0 -- $py "${bis[@]}"
+    inject "$bname-no-nvtx" 15 AK_INJECT_NVTX=0 -- $py "${bis[@]}"
+    if command -v gdb > /dev/null && (( $(left) > 12 )); then
+      env CUDA_INJECTION64_PATH="$AK_INJECT_LIBRARY" AK_INJECT_OUT="$work" timeout -k 2 $(( $(left) - 4 )) \
+        gdb -q -batch -ex "handle SIGSEGV stop" -ex run -ex "thread apply all bt 12" --args $py "${bis[@]}" > "$out/debug-gdb.log" 2>&1
+      echo "gdb: exit $?"; grep -A40 "SIGSEGV" "$out/debug-gdb.log" | head -60
+    else
+      echo "gdb: $(command -v gdb > /dev/null && echo 'no time left' || echo 'not on this machine')"
+    fi
+  fi
+  if (( $(left) > 8 )); then
+    # Which of the library's undefined symbols bind outside it (and to what), on the minimal script.
+    env CUDA_INJECTION64_PATH="$AK_INJECT_LIBRARY" AK_INJECT_OUT="$work" LD_DEBUG=bindings LD_DEBUG_OUTPUT="$work/ld" \
+      timeout -k 2 $(( $(left) - 4 )) $py "$work/minimal.py" > /dev/null 2>&1
+    cat "$work"/ld.* 2>/dev/null | grep "file=.*libautokernel-inject" | grep -v "to .*libautokernel-inject" |
+      sed 's/^ *[0-9]*: *//' | sort | uniq -c | sort -rn > "$out/debug-ld-bindings.txt"
+    echo "LD_DEBUG: $(wc -l < "$out/debug-ld-bindings.txt") distinct bindings of the library's symbols to other files; by file:"
+    grep -o "to file=[^ ]*" "$out/debug-ld-bindings.txt" | sort | uniq -c | sort -rn | head -8
+    grep -E "libtorch|libc10|St10filesystem|cxx11" "$out/debug-ld-bindings.txt" | head -8
+  fi
+fi
+
+if want models; then
 say "1. built-in models (batch 8)"
-profiles=()
 run_model() {  # run_model NAME SECONDS ARGS...
   local name=$1; profile "$@" --warmup 3 --iterations 10 && profiles+=("$out/$name.json")
 }
@@ -67,7 +133,9 @@ run_model llama-7b-layers-bf16-inference 25 --model llama-7b-layers --batch 8 --
 run_model bert-base-fp16-inference 20 --model bert-base --batch 8 --seq 512 --dtype fp16
 for f in "${profiles[@]}"; do echo "--- top kernels of $(basename "$f")"; $py "$here/summarize.py" top "$f" 10; done > "$out/top-kernels.txt" 2>&1
 head -c 9000 "$out/top-kernels.txt"
+fi
 
+if want torchscript; then
 say "2. TorchScript: ours vs torch.profiler on the same traced model"
 if (( $(left) > 40 )) && timeout 30 $py "$here/gpt_like.py" export "$work/gpt_like.pt" > "$out/gpt_like-export.log" 2>&1; then
   cat "$out/gpt_like-export.log" | tail -2
@@ -82,6 +150,9 @@ else
   echo "export skipped (no time left) or failed:"; tail -20 "$out/gpt_like-export.log" 2>/dev/null
 fi
 
+fi
+
+if want inject; then
 say "3. injection route: python train_small.py"
 profile inject-train-small 60 -- $py "$here/train_small.py" && {
   profiles+=("$out/inject-train-small.json")
@@ -89,8 +160,10 @@ profile inject-train-small 60 -- $py "$here/train_small.py" && {
   $py "$here/summarize.py" top "$out/inject-train-small.json" 12
 }
 
+fi
+
+if want overhead; then
 say "3b. overhead experiment: llama-160m fp16 inference with fewer CUPTI API records / no input shapes"
-exp=()
 for v in runtime driver none; do
   AK_PROFILER_API_RECORDS=$v profile "overhead-api-$v" 20 --model llama-160m --batch 8 --seq 1024 --warmup 3 --iterations 10 &&
     exp+=("$out/overhead-api-$v.json")
@@ -99,6 +172,9 @@ AK_PROFILER_RECORD_INPUTS=0 profile overhead-no-inputs 20 --model llama-160m --b
   exp+=("$out/overhead-no-inputs.json")
 (( ${#exp[@]} )) && $py "$here/summarize.py" table "$out/llama-160m-fp16-inference.json" "${exp[@]}"
 
+fi
+
+if want names; then
 say "4. kernel names and the CLI"
 $py "$here/summarize.py" names "$out/kernel_names.tsv" "${profiles[@]}"
 if "$bin/autokernel" profile --help > "$out/cli-help.txt" 2>&1; then
@@ -113,8 +189,9 @@ if "$bin/autokernel" profile --help > "$out/cli-help.txt" 2>&1; then
 else
   echo "autokernel has no 'profile' command in this build: $(head -2 "$out/cli-help.txt")"
 fi
-rm -rf "$work"
+fi
 
+if want tests; then
 say "5. GPU tests (with the time left)"
 tl=$(left)
 if (( tl < 20 )); then
@@ -129,9 +206,15 @@ else
   fi
 fi
 
+fi
+rm -rf "$work"
+
 say "summary"
+(( ${#profiles[@]} + ${#exp[@]} )) &&
 $py "$here/summarize.py" table "${profiles[@]}" ${exp[@]+"${exp[@]}"} 2>&1 | head -18
-echo "torch.profiler on the same TorchScript: $(tail -1 "$out/torch-profiler.log" 2>/dev/null)"
-echo "kernel_names.tsv: $(( $(wc -l < "$out/kernel_names.tsv" 2>/dev/null || echo 1) - 1 )) rows"
-echo "gpu tests: $(grep -c '^\[       OK \]' "$out/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log") failed, $(grep -cE '^\[  SKIPPED \] .* ms\)$' "$out/gpu-tests.log") skipped"
-grep -E '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log" | head -8
+want torchscript && echo "torch.profiler on the same TorchScript: $(tail -1 "$out/torch-profiler.log" 2>/dev/null)"
+want names && echo "kernel_names.tsv: $(( $(wc -l < "$out/kernel_names.tsv" 2>/dev/null || echo 1) - 1 )) rows"
+want tests && echo "gpu tests: $(grep -c '^\[       OK \]' "$out/gpu-tests.log") ok, $(grep -cE '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log") failed, $(grep -cE '^\[  SKIPPED \] .* ms\)$' "$out/gpu-tests.log") skipped"
+want tests && grep -E '^\[  FAILED  \] .* ms\)$' "$out/gpu-tests.log" | head -8
+want debug && cat "$out/debug-summary.txt" 2>/dev/null
+true

@@ -157,8 +157,12 @@ INSTANTIATE_TEST_SUITE_P(Models, BuiltinModel,
 
 TEST_F(ProfilerGpu, KernelTimeAgreesWithCudaEvents) {
     SKIP_WITHOUT_GPU();
-    // GPU-bound (large GEMMs), so the GPU is busy from the first to the last event.
-    const ProcessResult r = profiler({"--model", "llama-7b-layers", "--batch", "8", "--seq", "1024", "--warmup", "2", "--iterations", "5"});
+    // The CUDA events bracket the iteration on its stream, so they also time the GPU's idle moments: the
+    // lead-in (the host launching the first kernel after the begin event) and the host-side gaps between
+    // kernels. On the H200 at batch 8 these were 0.2-0.3 ms and 0.26-0.3 ms of a 13.6-15 ms iteration,
+    // which put busy/events at 94.7-98 % and made a 95 % bound flaky. At batch 32 the GEMMs take four times
+    // as long while the host gaps stay, so idle time is under 2 % and a 97 % bound is strict and stable.
+    const ProcessResult r = profiler({"--model", "llama-7b-layers", "--batch", "32", "--seq", "1024", "--warmup", "2", "--iterations", "5"});
     ASSERT_EQ(r.exit_code, 0) << r.describe();
     const profile::Profile p = profile::read_profile_json(out_file());
     ASSERT_EQ(p.iterations.size(), 5u);
@@ -167,11 +171,15 @@ TEST_F(ProfilerGpu, KernelTimeAgreesWithCudaEvents) {
         double sum = 0;
         for (const auto& k : p.kernels)
             if (k.iteration == it.index) sum += ms(k.start_ns, k.end_ns);
-        std::cout << "[events] iteration " << it.index << ": busy " << busy << " ms, kernel sum " << sum << " ms, events "
-                  << it.event_ms << " ms, wall " << it.wall_ms << " ms\n";
-        EXPECT_LE(busy, it.event_ms * 1.02 + 0.02);
-        EXPECT_GE(busy, it.event_ms * 0.95);
+        const double span = ms(it.gpu_start_ns, it.gpu_end_ns);  // first GPU activity to the end of the last
+        std::cout << "[events] iteration " << it.index << ": busy " << busy << " ms, kernel sum " << sum << " ms, span "
+                  << span << " ms, events " << it.event_ms << " ms, wall " << it.wall_ms << " ms\n";
+        // Exact relations, up to the events' resolution (0.5 us) and CUPTI's timestamps (1 us):
         EXPECT_LE(sum, busy * 1.001 + 0.001) << "one stream: the kernels do not overlap";
+        EXPECT_LE(busy, span + 0.001) << "busy time is a union of intervals inside the span";
+        EXPECT_LE(span, it.event_ms * 1.001 + 0.005) << "CUPTI's activity lies between the two events";
+        // What the events add is idle time only: the lead-in, the host-side gaps and the tail (see above).
+        EXPECT_GE(busy, it.event_ms * 0.97);
     }
 }
 

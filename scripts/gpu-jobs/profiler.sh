@@ -84,7 +84,7 @@ inject() {  # inject NAME SECONDS [ENV=VALUE...] -- COMMAND...
   local wrote; wrote=$(ls "$d" | tr '\n' ' ')
   local kernels=""; for f in "$d"/inject-*.json; do [[ -f $f ]] && kernels+="$(grep -o '"name"' "$f" | wc -l) names in $(basename "$f") "; done
   echo "debug-$name: exit $rc (${ms} ms) ${envs[*]:-}; files: ${wrote:-none}; $kernels" | tee -a "$out/debug-summary.txt"
-  if (( rc != 0 )); then grep -v "^autokernel-inject\[[0-9]*\]: a CUDA context" "$out/debug-$name.log" | tail -40; else grep -E "exit handler: done|signal" "$out/debug-$name.log" | tail -2; fi
+  if (( rc != 0 )); then tail -40 "$out/debug-$name.log"; else grep -E "exit handler: done|signal" "$out/debug-$name.log" | tail -2; fi
   return $rc
 }
 
@@ -97,8 +97,11 @@ if want debug; then
   if (( rc_min != 0 )); then bis=("$work/minimal.py"); bname=minimal; else bis=("$here/train_small.py"); bname=train; fi
   if (( rc_min != 0 || rc_train != 0 )); then
     inject "$bname-no-exit-flush" 15 AK_INJECT_EXIT_FLUSH=0 -- $py "${bis[@]}"
-    inject "$bname-no-context-flush" 15 AK_INJECT_CONTEXT_FLUSH=0 -- $py "${bis[@]}"
     inject "$bname-no-nvtx" 15 AK_INJECT_NVTX=0 -- $py "${bis[@]}"
+    inject "$bname-no-context-flush" 15 AK_INJECT_CONTEXT_FLUSH=0 -- $py "${bis[@]}"
+    # The same script without the library at all (does python + torch alone exit cleanly?).
+    if (( $(left) > 6 )); then timeout -k 2 $(( $(left) - 2 )) $py "${bis[@]}" > "$out/debug-$bname-without-library.log" 2>&1
+      echo "debug-$bname-without-library: exit $?" | tee -a "$out/debug-summary.txt"; fi
     if command -v gdb > /dev/null && (( $(left) > 12 )); then
       env CUDA_INJECTION64_PATH="$AK_INJECT_LIBRARY" AK_INJECT_OUT="$work" timeout -k 2 $(( $(left) - 4 )) \
         gdb -q -batch -ex "handle SIGSEGV stop" -ex run -ex "thread apply all bt 12" --args $py "${bis[@]}" > "$out/debug-gdb.log" 2>&1
@@ -111,10 +114,10 @@ if want debug; then
     # Which of the library's undefined symbols bind outside it (and to what), on the minimal script.
     env CUDA_INJECTION64_PATH="$AK_INJECT_LIBRARY" AK_INJECT_OUT="$work" LD_DEBUG=bindings LD_DEBUG_OUTPUT="$work/ld" \
       timeout -k 2 $(( $(left) - 4 )) $py "$work/minimal.py" > /dev/null 2>&1
-    cat "$work"/ld.* 2>/dev/null | grep "file=.*libautokernel-inject" | grep -v "to .*libautokernel-inject" |
+    cat "$work"/ld.* 2>/dev/null | grep "binding file [^ ]*libautokernel-inject" | grep -v " to [^ ]*libautokernel-inject" |
       sed 's/^ *[0-9]*: *//' | sort | uniq -c | sort -rn > "$out/debug-ld-bindings.txt"
     echo "LD_DEBUG: $(wc -l < "$out/debug-ld-bindings.txt") distinct bindings of the library's symbols to other files; by file:"
-    grep -o "to file=[^ ]*" "$out/debug-ld-bindings.txt" | sort | uniq -c | sort -rn | head -8
+    grep -o " to [^ ]*" "$out/debug-ld-bindings.txt" | sort | uniq -c | sort -rn | head -8
     grep -E "libtorch|libc10|St10filesystem|cxx11" "$out/debug-ld-bindings.txt" | head -8
   fi
 fi

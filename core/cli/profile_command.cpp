@@ -4,6 +4,7 @@
 // needs no GPU.
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "engine/builtin_models.h"
 #include "gpu/cuda_driver.h"
 #include "profile/breakdown.h"
 #include "profile/chrome_trace.h"
@@ -65,7 +66,6 @@ options:
 exit status: 0 ok, 1 the profiler failed, 2 no GPU or driver, 64 usage error
 )";
 
-constexpr std::array<std::string_view, 4> kModels{"gpt2", "llama-160m", "llama-7b-layers", "bert-base"};
 constexpr std::array<std::string_view, 7> kInputDtypes{"fp16", "bf16", "fp32", "fp64", "int64", "int32", "bool"};
 
 int positive_int(const Arguments& a, const std::string& option, int fallback, int minimum = 1) {
@@ -178,8 +178,7 @@ int run_profile(std::span<const std::string> all_args) {
     const fs::path out_dir = a.value("--out").value_or("autokernel-profile");
     std::vector<std::string> route;
     if (model) {
-        if (std::find(kModels.begin(), kModels.end(), *model) == kModels.end())
-            a.fail("--model " + *model + ": unknown model (gpt2, llama-160m, llama-7b-layers, bert-base)");
+        if (!is_builtin_model(*model)) a.fail("--model " + *model + ": unknown model (" + builtin_model_list() + ")");
         if (!a.values("--input").empty()) a.fail("--input is for --torchscript; built-in models make their own inputs");
         const int batch = positive_int(a, "--batch", 4);
         const int seq = positive_int(a, "--seq", 512);

@@ -2,12 +2,14 @@
 // the evaluator process; the result goes to <session>/verify.json (session/verify_report.h).
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "engine/builtin_models.h"
 #include "engine/evaluation_protocol.h"
 #include "engine/evaluator_client.h"
 #include "engine/evaluator_preflight.h"
 #include "engine/kernel_type.h"
 #include "engine/verify_protocol.h"
 #include "session/session.h"
+#include "session/verify_model_default.h"
 #include "session/verify_report.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -28,7 +30,7 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage = R"(usage: autokernel verify SESSION [--model NAME [--batch B] [--seq S] [--dtype D]]
                          [--torchscript FILE --input SPEC [--input SPEC ...]]
                          [--kernel NAME ...] [--unevaluated] [--faster-only] [--iterations N] [--warmup N]
-                         [--seed N] [--any-shape]
+                         [--passes N] [--no-graphs] [--seed N] [--any-shape]
                          [--no-layout-copies] [--check-only] [--timeout SECONDS] [--no-save] [--json]
 
 Runs a whole model twice on the same inputs, in the evaluator process: unmodified, and with the
@@ -36,11 +38,13 @@ session's best kernels (kernels/<name>.cu at the session branch's tip) substitut
 their types (matmul: mm/addmm, softmax, layernorm, rmsnorm, flash_attention: SDPA, cross_entropy, reduce:
 sum over the last dim) and, in the built-in models, for the fused patterns (SwiGLU MLP, rotary embedding).
 A call goes to our kernel only at a dtype and shape the harness verified it at; every other call runs
-ATen's kernel and is counted. Reports the output agreement, both latencies (interleaved, CUDA events),
-the measured speedup next to the one Amdahl's law predicts from the session's shares and the kernels'
+ATen's kernel and is counted. Reports the output agreement, the latencies of the unmodified model, the
+unmodified model again (the A/A control: its ratio is the run's noise floor) and ours, interleaved, as
+CUDA graph replays (GPU time) and as eager passes (host launches included), the measured speedup next to the one Amdahl's law predicts from the session's shares and the kernels'
 speedups, and coverage per type. The result is stored in SESSION/verify.json.
 
-  --model NAME         a built-in model: gpt2, llama-160m, llama-7b-layers, bert-base
+  --model NAME         a built-in model: gpt2, llama-160m, llama-7b-layers, bert-base (default: the
+                       model, batch, seq and dtype of the profile the session was made from)
   --batch B, --seq S   its batch and sequence length (default: the model's, 8 x 1024)
   --dtype D            fp16 (default), bf16 or fp32
   --torchscript FILE   a TorchScript model instead (torch.jit.save), with its inputs:
@@ -50,7 +54,9 @@ speedups, and coverage per type. The result is stored in SESSION/verify.json.
   --unevaluated        also substitute kernels the harness has not passed in this session yet (e.g.
                        right after `autokernel new`); by default only evaluated kernels are
   --faster-only        substitute only kernels whose best experiment beat PyTorch (speedup > 1)
-  --iterations N       timed forward passes of each model (default 30), after --warmup N (default 3)
+  --iterations N       timed samples of each model per timing mode (default 30), after --warmup N (default 3)
+  --passes N           forward passes per sample (default: enough for about 5 ms of GPU time, 2 to 50)
+  --no-graphs          time eager passes only (no CUDA graph capture)
   --seed N             weights and inputs (default: a fresh one, recorded)
   --any-shape          also route calls at shapes the kernel was not verified at (exploration only)
   --no-layout-copies   let calls with non-contiguous inputs fall back instead of copying them
@@ -63,11 +69,6 @@ A kernel that crashes the evaluator is found by running each kernel alone, named
 exit status: 0 PASS, 1 FAIL (or a crash), 2 no GPU or no evaluator, 64 usage
 )";
 
-// The built-in models of models/model_zoo.h (models::model_names(); the GPU test checks they agree).
-const std::vector<std::string>& builtin_models() {
-    static const std::vector<std::string> names{"gpt2", "llama-160m", "llama-7b-layers", "bert-base"};
-    return names;
-}
 
 int positive(const Arguments& a, const std::string& option, long long max) {
     const auto v = a.value(option);
@@ -101,8 +102,8 @@ std::string progress_line(const ProgressEvent& e) { return "[" + e.stage + "] " 
 int run_verify(std::span<const std::string> args) {
     const Arguments a(args,
                       {"--model", "--batch", "--seq", "--dtype", "--torchscript", "--input", "--kernel", "--iterations", "--warmup",
-                       "--seed", "--timeout"},
-                      {"--any-shape", "--no-layout-copies", "--check-only", "--no-save", "--json", "--unevaluated", "--faster-only"},
+                       "--seed", "--timeout", "--passes"},
+                      {"--no-graphs", "--any-shape", "--no-layout-copies", "--check-only", "--no-save", "--json", "--unevaluated", "--faster-only"},
                       kUsage);
     if (a.help()) {
         std::cout << kUsage;
@@ -116,12 +117,26 @@ int run_verify(std::span<const std::string> args) {
     const auto model = a.value("--model");
     const auto torchscript = a.value("--torchscript");
     if (model && torchscript) a.fail("give --model or --torchscript, not both");
-    if (!model && !torchscript) a.fail("which model? give --model NAME (" + std::string("gpt2, llama-160m, llama-7b-layers, bert-base") +
-                                       ") or --torchscript FILE --input SPEC");
-    if (model) {
-        const auto& names = builtin_models();
-        if (std::find(names.begin(), names.end(), *model) == names.end())
-            a.fail("unknown model '" + *model + "' (built-in models: gpt2, llama-160m, llama-7b-layers, bert-base)");
+    std::string model_note;
+    if (!model && !torchscript) {
+        // The model the session was profiled from (session.json "profile"), with its batch, seq and dtype.
+        if (!fs::exists(dir / "session.json")) throw Error(ErrorKind::NotFound, "the session " + dir.string() + " does not exist");
+        const SessionInfo origin_info = Session::open(dir, OpenOptions{.read_only = true}).info();
+        if (!origin_info.profile)
+            a.fail("which model? the session was not made from a profile: give --model NAME (" + builtin_model_list() +
+                   ") or --torchscript FILE --input SPEC");
+        const ProfileOrigin& p = *origin_info.profile;
+        const VerifyModelDefault d = verify_model_from_profile(p.kind, p.model, p.options);
+        request.model = d.model;
+        if (!request.model.builtin.empty() && !is_builtin_model(request.model.builtin))
+            a.fail("session.json: profile.model '" + request.model.builtin + "' is not a built-in model (" + builtin_model_list() + ")");
+        if (!request.model.torchscript.empty() && !fs::is_regular_file(request.model.torchscript))
+            a.fail("session.json: profile.model: the TorchScript file " + request.model.torchscript + " does not exist; give --torchscript");
+        if (!request.model.torchscript.empty() && (a.value("--batch") || a.value("--seq")))
+            a.fail("--batch and --seq belong to built-in models; the session's profile is of a TorchScript model");
+        model_note = d.note;
+    } else if (model) {
+        if (!is_builtin_model(*model)) a.fail("unknown model '" + *model + "' (built-in models: " + builtin_model_list() + ")");
         request.model.builtin = *model;
         if (!a.values("--input").empty()) a.fail("--input belongs to --torchscript");
     } else {
@@ -131,6 +146,7 @@ int run_verify(std::span<const std::string> args) {
         if (request.model.inputs.empty()) a.fail("--torchscript needs its inputs: --input SPEC (e.g. 8x1024:int64:0-50257)");
         if (a.value("--batch") || a.value("--seq")) a.fail("--batch and --seq belong to --model; give a TorchScript model's sizes with --input");
     }
+    if (!model && !torchscript && !a.values("--input").empty()) a.fail("--input belongs to --torchscript");
     if (a.value("--batch")) request.model.batch = positive(a, "--batch", 1 << 20);
     if (a.value("--seq")) request.model.seq = positive(a, "--seq", 1 << 20);
     if (const auto d = a.value("--dtype")) {
@@ -145,6 +161,8 @@ int run_verify(std::span<const std::string> args) {
         if (!n || *n < 0 || *n > 1000) a.fail("--warmup takes a whole number from 0 to 1000, not '" + *w + "'");
         request.warmup = int(*n);
     }
+    if (a.value("--passes")) request.passes_per_sample = positive(a, "--passes", 1000);
+    request.graphs = !a.flag("--no-graphs");
     request.any_shape = a.flag("--any-shape");
     request.copy_layouts = !a.flag("--no-layout-copies");
     request.check_only = a.flag("--check-only");
@@ -202,6 +220,7 @@ int run_verify(std::span<const std::string> args) {
         std::cerr << "autokernel verify: no kernel of " << dir.string()
                   << " is substituted (see the kernel rows): the model runs unmodified on both sides\n";
 
+    if (!model_note.empty()) std::cerr << "autokernel verify: " << model_note << "\n";
     const Preflight preflight = evaluator_preflight();
     if (!preflight.ok()) {
         std::cerr << "autokernel verify: " << preflight.message << "\n";

@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 namespace ak {
 
 using nlohmann::json;
@@ -27,9 +30,73 @@ std::string VerifyModelSpec::label() const {
     return s;
 }
 
+const VerifyTiming* VerifyMeasurement::timing(std::string_view mode) const {
+    for (const auto& t : timings)
+        if (t.mode == mode && t.measured) return &t;
+    return nullptr;
+}
+
+const VerifyTiming* VerifyMeasurement::primary_timing() const {
+    if (const auto* g = timing("graph")) return g;
+    return timing("eager");
+}
+
 std::optional<double> VerifyMeasurement::measured_speedup() const {
+    if (const auto* t = primary_timing()) return t->speedup.median;
     if (!unmodified || !substituted || !(substituted->median_ms > 0)) return std::nullopt;
     return unmodified->median_ms / substituted->median_ms;
+}
+
+namespace {
+
+double sorted_quantile(const std::vector<double>& sorted, double q) {
+    if (sorted.size() == 1) return sorted[0];
+    const double pos = q * double(sorted.size() - 1);
+    const std::size_t lo = std::size_t(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - double(lo));
+}
+
+}  // namespace
+
+VerifyRatio paired_ratio(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.empty() || a.size() != b.size())
+        throw Error(ErrorKind::Usage, "paired ratio: " + std::to_string(a.size()) + " and " + std::to_string(b.size()) +
+                                          " samples (need the same number, at least one)");
+    std::vector<double> r;
+    r.reserve(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!(b[i] > 0) || !std::isfinite(a[i]) || !std::isfinite(b[i]) || a[i] < 0)
+            throw Error(ErrorKind::Usage, "paired ratio: sample " + std::to_string(i) + " is not a positive time");
+        r.push_back(a[i] / b[i]);
+    }
+    std::sort(r.begin(), r.end());
+    return VerifyRatio{sorted_quantile(r, 0.5), sorted_quantile(r, 0.25), sorted_quantile(r, 0.75)};
+}
+
+int verify_passes_per_sample(double pass_ms, double target_ms, int fixed) {
+    if (fixed > 0) return fixed;
+    if (!(pass_ms > 0) || !std::isfinite(pass_ms)) return 2;
+    return int(std::clamp(std::ceil(target_ms / pass_ms), 2.0, 50.0));
+}
+
+double verify_noise_floor(const VerifyRatio& c) {
+    return std::max(0.005, std::abs(c.median - 1.0) + std::max(0.0, c.q3 - c.q1) / 2.0);
+}
+
+SpeedupVerdict classify_speedup(const VerifyTiming& t) {
+    const double floor = verify_noise_floor(t.control_ratio);
+    if (std::abs(t.speedup.median - 1.0) <= floor) return SpeedupVerdict::NoMeasurableDifference;
+    return t.speedup.median > 1.0 ? SpeedupVerdict::Faster : SpeedupVerdict::Slower;
+}
+
+std::string_view to_string(SpeedupVerdict v) {
+    switch (v) {
+    case SpeedupVerdict::Faster: return "faster";
+    case SpeedupVerdict::Slower: return "slower";
+    case SpeedupVerdict::NoMeasurableDifference: return "no measurable difference";
+    }
+    return "?";
 }
 
 double verify_output_tolerance(DType dtype) {
@@ -70,6 +137,48 @@ VerifyLatency latency_from(const Reader& r) {
     l.samples = r.integer<int>("samples", 0);
     if (l.median_ms < 0 || l.iqr_ms < 0 || l.samples < 0) r.fail("negative latency or sample count");
     return l;
+}
+
+json ratio_json(const VerifyRatio& r) {
+    return {{"median", jsonf::number(r.median)}, {"q1", jsonf::number(r.q1)}, {"q3", jsonf::number(r.q3)}};
+}
+
+VerifyRatio ratio_from(const Reader& r) {
+    VerifyRatio v{r.number("median"), r.number("q1", 0), r.number("q3", 0)};
+    if (!(v.median >= 0) || v.q1 < 0 || v.q3 < v.q1) r.fail("a ratio needs median >= 0 and 0 <= q1 <= q3");
+    return v;
+}
+
+json timing_json(const VerifyTiming& t) {
+    json j = {{"mode", t.mode}, {"measured", t.measured}, {"reason", t.reason}, {"passes_per_sample", t.passes_per_sample}};
+    if (t.measured) {
+        j["unmodified"] = latency_json(t.unmodified);
+        j["control"] = latency_json(t.control);
+        j["substituted"] = latency_json(t.substituted);
+        j["control_ratio"] = ratio_json(t.control_ratio);
+        j["speedup"] = ratio_json(t.speedup);
+        j["noise_floor"] = jsonf::number(verify_noise_floor(t.control_ratio));
+        j["verdict"] = std::string(to_string(classify_speedup(t)));
+    }
+    return j;
+}
+
+VerifyTiming timing_from(const Reader& r) {
+    VerifyTiming t;
+    t.mode = r.string("mode");
+    if (t.mode != "graph" && t.mode != "eager") r.fail_field("mode", "must be 'graph' or 'eager', not '" + t.mode + "'");
+    t.measured = r.boolean("measured", false);
+    t.reason = r.string("reason", "");
+    t.passes_per_sample = r.integer<int>("passes_per_sample", 0);
+    if (t.passes_per_sample < 0) r.fail_field("passes_per_sample", "must not be negative");
+    if (t.measured) {
+        t.unmodified = latency_from(r.object("unmodified"));
+        t.control = latency_from(r.object("control"));
+        t.substituted = latency_from(r.object("substituted"));
+        t.control_ratio = ratio_from(r.object("control_ratio"));
+        t.speedup = ratio_from(r.object("speedup"));
+    }
+    return t;
 }
 
 KernelType type_from(const Reader& r, const char* name) {
@@ -145,7 +254,7 @@ std::string encode_verify_request(const VerifyRequest& r) {
                            {"timing_shapes", shapes_json(k.timing_shapes)}});
     json j = {{"model", model},           {"kernels", kernels},       {"iterations", r.iterations},
               {"warmup", r.warmup},       {"any_shape", r.any_shape}, {"copy_layouts", r.copy_layouts},
-              {"check_only", r.check_only}};
+              {"check_only", r.check_only}, {"passes_per_sample", r.passes_per_sample}, {"graphs", r.graphs}};
     return jsonf::dump_line(j);
 }
 
@@ -183,6 +292,9 @@ VerifyRequest decode_verify_request(std::string_view text, std::string_view orig
     out.any_shape = r.boolean("any_shape", false);
     out.copy_layouts = r.boolean("copy_layouts", true);
     out.check_only = r.boolean("check_only", false);
+    out.passes_per_sample = r.integer<int>("passes_per_sample", 0);
+    if (out.passes_per_sample < 0 || out.passes_per_sample > 1000) r.fail_field("passes_per_sample", "must be between 0 and 1000");
+    out.graphs = r.boolean("graphs", true);
     return out;
 }
 
@@ -226,6 +338,11 @@ std::string encode_verify_measurement(const VerifyMeasurement& m) {
               {"notes", strings_json(m.notes)}};
     if (m.unmodified) j["unmodified"] = latency_json(*m.unmodified);
     if (m.substituted) j["substituted"] = latency_json(*m.substituted);
+    if (!m.timings.empty()) {
+        json timings = json::array();
+        for (const auto& t : m.timings) timings.push_back(timing_json(t));
+        j["timings"] = timings;
+    }
     return jsonf::dump_line(j);
 }
 
@@ -291,6 +408,7 @@ VerifyMeasurement decode_verify_measurement(std::string_view text, std::string_v
         m.failures.push_back(VerifyFailure{f.string("kernel"), f.string("what"), f.string("detail", "")});
     });
     m.notes = strings_from(r, "notes");
+    r.each("timings", [&](const Reader& t) { m.timings.push_back(timing_from(t)); });
     return m;
 }
 

@@ -46,8 +46,10 @@ struct VerifyKernel {
 struct VerifyRequest {
     VerifyModelSpec model;
     std::vector<VerifyKernel> kernels;
-    int iterations = 30;              // timed forward passes of each model (interleaved)
-    int warmup = 3;                   // untimed forward passes of each model first
+    int iterations = 30;              // timed samples of each model (interleaved), per timing mode
+    int warmup = 3;                   // untimed samples of each model first
+    int passes_per_sample = 0;        // forward passes (or graph replays) per sample; 0: enough for ~5 ms of GPU time
+    bool graphs = true;               // also time CUDA graph replays of each model's forward pass (GPU time)
     bool any_shape = false;           // route every call a kernel can take, verified shape or not
     bool copy_layouts = true;         // copy non-contiguous inputs to contiguous ones (counted); false: fall back
     bool check_only = false;          // outputs, per-call checks and coverage, no timing
@@ -73,6 +75,46 @@ struct VerifyLatency {
     double iqr_ms = 0;
     int samples = 0;
 };
+
+// Per-sample ratios of two implementations timed in the same interleaving (a / b, sample by sample).
+struct VerifyRatio {
+    double median = 0;
+    double q1 = 0;
+    double q3 = 0;
+};
+
+// One timing mode of the verify run. Three implementations, interleaved sample by sample in an order
+// that cycles through all six permutations: the unmodified model, the unmodified model again (the A/A
+// control: same kernels, same inputs, a separate capture / call path), and the model with our kernels.
+// Each sample is `passes_per_sample` forward passes back to back between two CUDA events, from an idle
+// GPU (synchronised) with L2 flushed, identically for all three. Latencies are per forward pass.
+//   "graph": each model's forward pass captured once in a CUDA graph, samples are graph replays: the
+//            GPU time of the pass without the host's launch overhead;
+//   "eager": the forward pass called op by op, as a user runs it today (host launch overhead included).
+struct VerifyTiming {
+    std::string mode;                 // "graph" or "eager"
+    bool measured = false;
+    std::string reason;               // why not measured (the capture failed: ...)
+    int passes_per_sample = 0;
+    VerifyLatency unmodified;
+    VerifyLatency control;            // the unmodified model again: the A/A control
+    VerifyLatency substituted;
+    VerifyRatio control_ratio;        // unmodified / control: the noise floor (ideally 1.00)
+    VerifyRatio speedup;              // unmodified / substituted
+};
+
+// The noise floor of a timing: how far from 1.00 a ratio of two identical models gets in this run,
+// max(0.005, |A/A median - 1| + A/A IQR / 2). A speedup whose median is within 1 +- floor is "no
+// measurable difference".
+double verify_noise_floor(const VerifyRatio& control_ratio);
+enum class SpeedupVerdict { Faster, Slower, NoMeasurableDifference };
+SpeedupVerdict classify_speedup(const VerifyTiming& timing);
+std::string_view to_string(SpeedupVerdict v);  // "faster", "slower", "no measurable difference"
+// Forward passes per timing sample for a pass of `pass_ms`: ceil(target_ms / pass_ms) clamped to
+// [2, 50]; `fixed` when it is > 0.
+int verify_passes_per_sample(double pass_ms, double target_ms, int fixed);
+// Median, quartiles of a / b sample by sample (equal lengths, b > 0); throws Error(Usage) otherwise.
+VerifyRatio paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
 
 // Calls of one kernel type's ops in the model: routed to kernel `kernel` (its GPU time measured with
 // CUDA events around each call, in one pass) or, with `kernel` empty, fallen back to ATen.
@@ -116,15 +158,20 @@ struct VerifyMeasurement {
     std::string model_description;    // "gpt2: 124.4M parameters, batch 8, seq 512, fp16, inference"
     std::uint64_t seed = 0;
     VerifyOutputAgreement output;
-    std::optional<VerifyLatency> unmodified;   // absent with check_only
+    std::optional<VerifyLatency> unmodified;   // eager latencies; absent with check_only
     std::optional<VerifyLatency> substituted;
+    std::vector<VerifyTiming> timings;         // "graph" (when requested) then "eager"
     double forward_gpu_us = 0;        // GPU time of the intercepted ops' pass in the unmodified model (events)
     std::vector<VerifyCoverage> coverage;
     std::vector<VerifyAtenTime> aten;
     std::vector<VerifyKernelCheck> checks;
     std::vector<VerifyFailure> failures;
     std::vector<std::string> notes;   // weight transposes, layout copies, ...
-    std::optional<double> measured_speedup() const;  // unmodified median / substituted median
+    // The median per-sample speedup of the graph timing when it was measured, else of the eager timing,
+    // else (older verify.json) unmodified median / substituted median.
+    std::optional<double> measured_speedup() const;
+    const VerifyTiming* timing(std::string_view mode) const;  // nullptr when absent or not measured
+    const VerifyTiming* primary_timing() const;               // graph if measured, else eager, else nullptr
 };
 
 // The norm-relative error a model's output may have against the unmodified model, per dtype: fp16 1e-2,

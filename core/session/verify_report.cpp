@@ -341,6 +341,19 @@ std::string latency_text(const std::optional<VerifyLatency>& l) {
     return fixed(l->median_ms, 3) + " ms (IQR " + fixed(l->iqr_ms, 3) + " ms, " + std::to_string(l->samples) + " runs)";
 }
 
+// "graph: unmodified 5.012 ms (IQR 0.004), A/A control 5.010 ms, ours 4.100 ms; A/A ratio 1.000 [0.998-1.002],
+// floor +-0.5 %; speedup 1.222x [1.219-1.225]: faster"
+std::string timing_text(const VerifyTiming& t) {
+    if (!t.measured) return "  " + t.mode + ": not measured: " + t.reason + "\n";
+    auto ms = [](const VerifyLatency& l) { return fixed(l.median_ms, 3) + " ms (IQR " + fixed(l.iqr_ms, 3) + ")"; };
+    auto ratio = [](const VerifyRatio& r) { return fixed(r.median, 3) + " [" + fixed(r.q1, 3) + "-" + fixed(r.q3, 3) + "]"; };
+    const double floor = verify_noise_floor(t.control_ratio);
+    return "  " + t.mode + " (" + std::to_string(t.unmodified.samples) + " samples of " + std::to_string(t.passes_per_sample) +
+           " passes each): unmodified " + ms(t.unmodified) + ", unmodified again (A/A) " + ms(t.control) + ", with our kernels " +
+           ms(t.substituted) + "\n    A/A ratio " + ratio(t.control_ratio) + " (noise floor +-" + fixed(floor * 100, 1) +
+           " %), speedup " + ratio(t.speedup) + ": " + std::string(to_string(classify_speedup(t))) + "\n";
+}
+
 }  // namespace
 
 std::string format_verify_report(const VerifyReport& r) {
@@ -354,7 +367,9 @@ std::string format_verify_report(const VerifyReport& r) {
         s += "  output (" + o.name + "): max abs err " + sci(o.max_abs_err) + ", max rel err " + sci(o.max_rel_err) +
              ", norm-relative err " + sci(o.norm_rel_err) + " (allowed " + sci(o.tolerance) + "; the unmodified model against itself " +
              sci(o.noise_norm_rel_err) + ")" + (o.finite ? "" : ", NOT FINITE") + " -> " + (o.passed ? "PASS" : "FAIL") + "\n";
-        s += "  latency: unmodified " + latency_text(m.unmodified) + ", with our kernels " + latency_text(m.substituted) + "\n";
+        if (m.timings.empty())
+            s += "  latency: unmodified " + latency_text(m.unmodified) + ", with our kernels " + latency_text(m.substituted) + "\n";
+        for (const auto& t : m.timings) s += timing_text(t);
     }
     const auto measured = r.measured_speedup();
     s += "  speedup: measured " + (measured ? times(*measured) : std::string("-")) + ", Amdahl from the session's shares " +

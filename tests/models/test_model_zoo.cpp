@@ -2,6 +2,7 @@
 // the right shape and finite, the same seed gives the same model, a training step gives a finite loss
 // near ln(vocab) and a gradient for every parameter, GPT-2's parameter count is the published 124,439,808,
 // and bad options are refused with a message naming the problem.
+#include "engine/builtin_models.h"
 #include "models/model_zoo.h"
 #include "util/error.h"
 
@@ -36,6 +37,8 @@ ModelConfig small(const std::string& name) {
 
 TEST(ModelZoo, NamesAndConfigurations) {
     EXPECT_EQ(model_names(), (std::vector<std::string>{"gpt2", "llama-160m", "llama-7b-layers", "bert-base"}));
+    // The CLI's list (it does not link LibTorch) is the same.
+    EXPECT_EQ(model_names(), builtin_model_names());
     const ModelConfig l7 = model_config("llama-7b-layers");
     EXPECT_EQ(l7.hidden, 4096);
     EXPECT_EQ(l7.heads, 32);

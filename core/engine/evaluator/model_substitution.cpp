@@ -12,6 +12,7 @@
 #include "autokernel/contract.cuh"
 
 #include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <ATen/ops/_softmax_cuda_dispatch.h>
 #include <ATen/ops/addmm_cuda_dispatch.h>
 #include <ATen/ops/bmm_cuda_dispatch.h>
@@ -37,6 +38,11 @@
 namespace ak::eval {
 
 namespace {
+
+// Our kernels launch (and their per-call events are recorded) on the current torch stream, the one
+// ATen's kernels of the same pass use: a CUDA graph capture on a side stream then takes them too.
+CUstream torch_stream() { return reinterpret_cast<CUstream>(at::cuda::getCurrentCUDAStream().stream()); }
+
 
 std::string dtype_name(DType d) { return std::string(to_string(d)); }
 
@@ -283,7 +289,7 @@ struct ModelSubstitution::Impl {
         }
         return event_pool[events_used++];
     }
-    void record(CUevent e) { check_cu(cuda_driver().cuEventRecord(e, gpu.stream()), "cuEventRecord"); }
+    void record(CUevent e) { check_cu(cuda_driver().cuEventRecord(e, torch_stream()), "cuEventRecord"); }
 
     // ---- the call protocol -------------------------------------------------------------------------------
     // Runs `fallback` (ATen) for a call of `type` and counts it; `why` empty in Observe mode.
@@ -442,7 +448,7 @@ struct ModelSubstitution::Impl {
         const int64_t ws = module.workspace_bytes(p);
         if (ws > 0) t.workspace = at::empty({ws}, output.options().dtype(at::kByte));
         (void)k;
-        module.launch(p, t, gpu.stream());
+        module.launch(p, t, torch_stream());
         return output;
     }
 
@@ -963,7 +969,7 @@ bool ModelSubstitution::active() const { return g_active == impl_.get(); }
 
 PassRecord ModelSubstitution::take_record() {
     Impl& s = *impl_;
-    check_cu(cuda_driver().cuStreamSynchronize(s.gpu.stream()), "cuStreamSynchronize after a verify pass");
+    check_cu(cuda_driver().cuStreamSynchronize(torch_stream()), "cuStreamSynchronize after a verify pass");
     PassRecord rec;
     std::map<std::pair<int, int>, VerifyCoverage> coverage;  // (type, kernel index or -1)
     std::map<int, VerifyAtenTime> aten;

@@ -3,6 +3,7 @@
 #include "engine/evaluator/check_plan.h"
 #include "engine/evaluator/cuda_check.h"
 #include "engine/evaluator/model_substitution.h"
+#include "engine/evaluator/model_timing.h"
 #include "engine/evaluator/timing.h"
 #include "gpu/cuda_driver.h"
 #include "models/model_ops.h"
@@ -202,15 +203,6 @@ Difference difference(const at::Tensor& out, const at::Tensor& ref) {
     return d;
 }
 
-VerifyLatency latency(const TimingStats& t) {
-    VerifyLatency l;
-    l.median_ms = t.median_us / 1000.0;
-    l.q1_ms = t.q1_us / 1000.0;
-    l.q3_ms = t.q3_us / 1000.0;
-    l.iqr_ms = t.iqr_us / 1000.0;
-    l.samples = t.samples;
-    return l;
-}
 
 }  // namespace
 
@@ -304,27 +296,34 @@ EvaluationResult verify_request(const EvaluationRequest& req, GpuSession& gpu, c
     sub.end();
     m.coverage = covered.coverage;
 
-    // 7. timing, both models interleaved
+    // 7. timing: the unmodified model, the unmodified model again (A/A control) and ours, interleaved;
+    //    CUDA graph replays (GPU time) and eager passes (what a user runs today)
     if (!v.check_only) {
-        report("timing " + std::to_string(v.iterations) + " forward passes of each model, interleaved");
-        TimingOptions options;
-        options.warmup = v.warmup;
-        options.iterations = v.iterations;
-        options.calibration = 1;
-        RunHooks hooks;
-        hooks.before = [&](int impl, int, TimingPhase) {
-            if (impl == 1)
+        ModelTimingPlan plan;
+        plan.samples = v.iterations;
+        plan.warmup = v.warmup;
+        plan.passes_per_sample = v.passes_per_sample;
+        plan.graphs = v.graphs;
+        ModelTimingCalls calls;
+        calls.forward = [&](int impl) { (void)model.forward(impl == 2 ? sub.ops() : aten); };
+        calls.enter = [&](int impl) {
+            if (impl == 2)
                 sub.begin({InterceptMode::Substitute, false, false});
             else
                 sub.end();
         };
-        const auto stats = gpu.timer().time_interleaved(
-            2, [&](int impl, int) { (void)model.forward(impl == 1 ? sub.ops() : aten); }, options, "verify forward passes",
-            hooks);
+        calls.leave = [&] { sub.end(); };
+        calls.progress = report;
+        m.timings = time_model_passes(calls, plan, gpu.timer().flusher());
         sub.end();
-        m.unmodified = latency(stats.at(0));
-        m.substituted = latency(stats.at(1));
-        m.forward_gpu_us = stats.at(0).median_us;
+        if (const VerifyTiming* e = m.timing("eager")) {
+            m.unmodified = e->unmodified;
+            m.substituted = e->substituted;
+        }
+        // The GPU time of the unmodified forward pass: its graph replay when captured (no launch gaps).
+        if (const VerifyTiming* g = m.timing("graph")) m.forward_gpu_us = g->unmodified.median_ms * 1000.0;
+        for (const auto& t : m.timings)
+            if (!t.measured && !t.reason.empty()) m.notes.push_back(t.mode + " timing not measured: " + t.reason);
     }
 
     m.failures = sub.failures();

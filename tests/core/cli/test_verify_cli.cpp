@@ -88,4 +88,25 @@ TEST_F(VerifyCli, WithoutAGpuItExits2AndWritesNothing) {
     EXPECT_FALSE(fs::exists(s / "verify.json"));
 }
 
+TEST_F(VerifyCli, WithoutModelItRunsTheModelTheSessionWasProfiledFrom) {
+    const fs::path s = dir / "from-profile";
+    const CliRun made = cli({"new", s.string(), "--from-profile", std::string(AK_FIXTURES_DIR) + "/profile/gpt2-synthetic.json"});
+    ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+    // The profile was gpt2, batch 4, seq 512, fp16: verify takes all of it, and --seq still overrides.
+    // Without a GPU it stops at the preflight (exit 2), after naming the model; with one it would run it.
+    bool gpu = true;
+    try {
+        (void)ak::query_device(0);
+    } catch (const ak::Error&) {
+        gpu = false;
+    }
+    if (gpu) GTEST_SKIP() << "this machine has a GPU: the run itself is tests/core/engine/gpu/test_verify_gpu.cpp";
+    const CliRun r = cli({"verify", s.string(), "--unevaluated"});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("model from the session's profile: gpt2 batch 4 seq 512 fp16"), std::string::npos) << r.err;
+    const CliRun shorter = cli({"verify", s.string(), "--seq", "128"});
+    EXPECT_NE(shorter.err.find("gpt2 batch 4 seq 512 fp16"), std::string::npos) << shorter.err;  // the profile's, then --seq
+    EXPECT_EQ(shorter.exit_code, 2) << shorter.err;
+}
+
 }  // namespace

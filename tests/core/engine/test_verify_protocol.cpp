@@ -38,6 +38,8 @@ VerifyRequest sample_request() {
     r.any_shape = true;
     r.copy_layouts = false;
     r.check_only = true;
+    r.passes_per_sample = 4;
+    r.graphs = false;
     return r;
 }
 
@@ -65,6 +67,8 @@ TEST(VerifyProtocol, RequestTravelsThroughTheEvaluationProtocol) {
     EXPECT_TRUE(v.any_shape);
     EXPECT_FALSE(v.copy_layouts);
     EXPECT_TRUE(v.check_only);
+    EXPECT_EQ(v.passes_per_sample, 4);
+    EXPECT_FALSE(v.graphs);
     EXPECT_EQ(to_string(RequestOp::Verify), "verify");
 }
 
@@ -92,6 +96,92 @@ TEST(VerifyProtocol, MalformedRequestsNameTheField) {
                        "kernels[0].name");
     expect_bad_request(R"({"id":1,"op":"verify","verify":{)" + model + R"(,"iterations":0}})", "iterations");
     expect_bad_request(R"({"id":1,"op":"verify","verify":{"model":{"builtin":"gpt2","dtype":"fp8"}}})", "model.dtype");
+    expect_bad_request(R"({"id":1,"op":"verify","verify":{)" + model + R"(,"passes_per_sample":-1}})", "passes_per_sample");
+}
+
+// A measured timing: latencies per pass and the paired ratios.
+VerifyTiming timing(const std::string& mode, VerifyRatio control, VerifyRatio speedup) {
+    VerifyTiming t;
+    t.mode = mode;
+    t.measured = true;
+    t.passes_per_sample = 3;
+    t.unmodified = VerifyLatency{5.0, 4.9, 5.1, 0.2, 30};
+    t.control = VerifyLatency{5.01, 4.9, 5.1, 0.2, 30};
+    t.substituted = VerifyLatency{4.0, 3.9, 4.1, 0.2, 30};
+    t.control_ratio = control;
+    t.speedup = speedup;
+    return t;
+}
+
+TEST(VerifyProtocol, TimingsTravelAndTheGraphTimingIsTheMeasuredSpeedup) {
+    VerifyMeasurement m;
+    m.output.tolerance = 1e-2;
+    m.unmodified = VerifyLatency{8.0, 0, 0, 0, 30};  // eager, as older reports have it
+    m.substituted = VerifyLatency{7.0, 0, 0, 0, 30};
+    VerifyTiming failed;
+    failed.mode = "graph";
+    failed.reason = "capturing the unmodified forward pass failed: operation not permitted when stream is capturing";
+    m.timings = {failed, timing("eager", {1.01, 0.99, 1.03}, {1.14, 1.12, 1.16})};
+    VerifyMeasurement back = decode_verify_measurement(encode_verify_measurement(m));
+    EXPECT_EQ(encode_verify_measurement(back), encode_verify_measurement(m));
+    ASSERT_EQ(back.timings.size(), 2u);
+    EXPECT_FALSE(back.timings[0].measured);
+    EXPECT_EQ(back.timings[0].reason, failed.reason);
+    EXPECT_EQ(back.timing("graph"), nullptr);  // not measured
+    ASSERT_NE(back.timing("eager"), nullptr);
+    EXPECT_DOUBLE_EQ(back.timing("eager")->control.median_ms, 5.01);
+    EXPECT_EQ(back.timing("eager")->passes_per_sample, 3);
+    // Without a graph timing the eager paired speedup is the measured one (not 8 / 7).
+    EXPECT_DOUBLE_EQ(*back.measured_speedup(), 1.14);
+    // With one, the graph timing is.
+    back.timings[0] = timing("graph", {1.0, 0.998, 1.002}, {1.25, 1.24, 1.26});
+    EXPECT_EQ(back.primary_timing(), &back.timings[0]);
+    EXPECT_DOUBLE_EQ(*back.measured_speedup(), 1.25);
+    // A timing of an unknown mode, or a ratio with q3 < q1, is refused naming the field.
+    std::string bad = encode_verify_measurement(m);
+    const auto at = bad.find("\"eager\"");
+    ASSERT_NE(at, std::string::npos);
+    std::string wrong_mode = bad;
+    wrong_mode.replace(at, 7, "\"warp\"");
+    try {
+        (void)decode_verify_measurement(wrong_mode, "verify.json");
+        ADD_FAILURE() << "accepted mode warp";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("timings[1].mode"), std::string::npos) << e.what();
+    }
+}
+
+TEST(VerifyProtocol, PairedRatiosAreTakenSampleBySample) {
+    // Sample by sample: 10/5, 12/6, 9/3, 8/8 = 2, 2, 3, 1 -> sorted 1, 2, 2, 3.
+    const VerifyRatio r = paired_ratio({10, 12, 9, 8}, {5, 6, 3, 8});
+    EXPECT_DOUBLE_EQ(r.median, 2.0);
+    EXPECT_DOUBLE_EQ(r.q1, 1.75);
+    EXPECT_DOUBLE_EQ(r.q3, 2.25);
+    EXPECT_THROW((void)paired_ratio({1, 2}, {1}), Error);
+    EXPECT_THROW((void)paired_ratio({}, {}), Error);
+    EXPECT_THROW((void)paired_ratio({1}, {0}), Error);
+}
+
+TEST(VerifyProtocol, ASpeedupWithinTheAaFloorIsNoMeasurableDifference) {
+    // A/A median 1.004 with IQR 0.990-1.010: floor = 0.004 + 0.010 = 1.4 %.
+    const VerifyRatio control{1.004, 0.990, 1.010};
+    EXPECT_NEAR(verify_noise_floor(control), 0.014, 1e-12);
+    EXPECT_EQ(classify_speedup(timing("graph", control, {1.012, 1.0, 1.02})), SpeedupVerdict::NoMeasurableDifference);
+    EXPECT_EQ(classify_speedup(timing("graph", control, {0.987, 0.98, 0.99})), SpeedupVerdict::NoMeasurableDifference);
+    EXPECT_EQ(classify_speedup(timing("graph", control, {1.05, 1.04, 1.06})), SpeedupVerdict::Faster);
+    EXPECT_EQ(classify_speedup(timing("graph", control, {0.95, 0.94, 0.96})), SpeedupVerdict::Slower);
+    // A perfect A/A still leaves a 0.5 % floor; the old GPT-2 A/A (1.31x) makes everything below it noise.
+    EXPECT_DOUBLE_EQ(verify_noise_floor({1.0, 1.0, 1.0}), 0.005);
+    EXPECT_EQ(classify_speedup(timing("eager", {1.31, 1.2, 1.4}, {1.25, 1.2, 1.3})), SpeedupVerdict::NoMeasurableDifference);
+    EXPECT_EQ(to_string(SpeedupVerdict::NoMeasurableDifference), "no measurable difference");
+}
+
+TEST(VerifyProtocol, PassesPerSampleFillTheTargetTime) {
+    EXPECT_EQ(verify_passes_per_sample(1.2, 5.0, 0), 5);   // ceil(4.17)
+    EXPECT_EQ(verify_passes_per_sample(8.0, 5.0, 0), 2);   // at least two
+    EXPECT_EQ(verify_passes_per_sample(0.01, 5.0, 0), 50); // at most fifty
+    EXPECT_EQ(verify_passes_per_sample(0.0, 5.0, 0), 2);
+    EXPECT_EQ(verify_passes_per_sample(1.2, 5.0, 7), 7);   // --passes
 }
 
 TEST(VerifyProtocol, ResultWithAMeasurementTravels) {

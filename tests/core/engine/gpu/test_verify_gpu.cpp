@@ -4,7 +4,9 @@
 //   - the starters substituted in llama-160m and gpt2: outputs within tolerance, every per-call check
 //     passes, coverage 100 % for each substituted type, both latencies measured, verify.json written;
 //   - a planted wrong rmsnorm: verify FAILs naming it;
-//   - an rmsnorm that hits an illegal address: the caller survives, the kernel is named, the others run.
+//   - an rmsnorm that hits an illegal address: the caller survives, the kernel is named, the others run;
+//   - the A/A control: a model with nothing routed to our kernels times as itself (graph replays within
+//     +-3 % of 1.00, eager passes within +-10 %), and the speedup is "no measurable difference".
 #include "gpu/cuda_driver.h"
 #include "gpu/device_query.h"
 #include "session/verify_report.h"
@@ -162,6 +164,35 @@ TEST_F(VerifyGpu, LlamaWithTheStartersAgreesAndIsFullyCovered) {
     EXPECT_EQ(r.measurement->unmodified->samples, 5);
     EXPECT_TRUE(r.measured_speedup().has_value());
     EXPECT_TRUE(r.measurement->failures.empty());
+    // Both models, our kernels in, captured in CUDA graphs and replayed.
+    const VerifyTiming* g = r.measurement->timing("graph");
+    ASSERT_NE(g, nullptr) << (r.measurement->timings.empty() ? "no timings" : r.measurement->timings[0].reason);
+    EXPECT_EQ(g->unmodified.samples, 5);
+    EXPECT_GE(g->passes_per_sample, 2);
+    EXPECT_GT(g->substituted.median_ms, 0);
+    ASSERT_NE(r.measurement->timing("eager"), nullptr);
+}
+
+TEST_F(VerifyGpu, AnUnmodifiedModelTimesAsItself) {
+    SKIP_WITHOUT_GPU();
+    // No call of llama-160m has the session kernel's shape: every call falls back, so the "substituted"
+    // model is the unmodified one, and both ratios are A/A ratios. Batch 4, seq 512: GPU-bound in graphs.
+    const fs::path s = make_session("aa", {"rmsnorm"}, {"rmsnorm:4096x4096"});
+    const VerifyReport r = verify(s, {"--model", "llama-160m", "--batch", "4", "--seq", "512", "--iterations", "20"}, 0);
+    ASSERT_TRUE(r.measurement);
+    const VerifyTiming* g = r.measurement->timing("graph");
+    ASSERT_NE(g, nullptr) << (r.measurement->timings.empty() ? "no timings" : r.measurement->timings[0].reason);
+    EXPECT_NEAR(g->control_ratio.median, 1.0, 0.03);
+    EXPECT_NEAR(g->speedup.median, 1.0, 0.03);
+    EXPECT_EQ(classify_speedup(*g), SpeedupVerdict::NoMeasurableDifference)
+        << "speedup " << g->speedup.median << ", noise floor " << verify_noise_floor(g->control_ratio);
+    const VerifyTiming* e = r.measurement->timing("eager");
+    ASSERT_NE(e, nullptr);
+    EXPECT_NEAR(e->control_ratio.median, 1.0, 0.10);
+    EXPECT_NEAR(e->speedup.median, 1.0, 0.10);
+    // The graph replay is the GPU time of the pass: never longer than the eager pass around it (5 % slack).
+    EXPECT_LE(g->unmodified.median_ms, e->unmodified.median_ms * 1.05);
+    EXPECT_NEAR(r.measured_speedup().value_or(0), g->speedup.median, 1e-12);
 }
 
 TEST_F(VerifyGpu, Gpt2WithTheStartersAgreesAndIsFullyCovered) {

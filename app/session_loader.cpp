@@ -177,6 +177,21 @@ void SessionWorker::readSources(const SourcesRequest& request)
     } catch (...) {
         result.error = SessionLoader::tr("Could not read the source of experiment %1.").arg(request.experiment.number);
     }
+    // The per-shape timings: never fatal for the sources (an old commit simply has none).
+    const auto readTimings = [&](const Experiment& e, RecordedTimings& into) {
+        try {
+            into = state_->session->timings_of(e);
+        } catch (const std::exception& error) {
+            result.timingsError = SessionLoader::tr("Could not read the timings of experiment %1: %2")
+                                      .arg(e.number)
+                                      .arg(QString::fromUtf8(error.what()));
+        } catch (...) {
+            result.timingsError = SessionLoader::tr("Could not read the timings of experiment %1.").arg(e.number);
+        }
+    };
+    readTimings(request.experiment, result.timings);
+    if (request.hasCompare)
+        readTimings(request.compareWith, result.compareTimings);
     emit sourcesReady(result);
 }
 

@@ -3,6 +3,7 @@
 // (the Session and its libgit2 handles live on the worker thread only).
 #include "session/experiment.h"
 #include "session/session_info.h"
+#include "session/shape_timing.h"
 
 #include <QMetaType>
 #include <QString>
@@ -52,6 +53,11 @@ struct SourcesResult {
     QString parentSource;                  // the same file at the parent commit ("" = new file)
     QString compareSource;                 // kernel file at the comparison experiment's commit
     QString error;                         // non-empty when git could not deliver them
+    // The per-shape timings in the two commits' messages (session/shape_timing.h); recorded == false
+    // for commits written without them. Read independently of the sources.
+    ak::RecordedTimings timings;           // of the experiment
+    ak::RecordedTimings compareTimings;    // of the comparison experiment
+    QString timingsError;                  // non-empty when a commit message could not be read
 };
 
 }  // namespace ak

@@ -88,6 +88,32 @@ void copy_metrics(const EvaluationResult& r, Experiment& e) {
     e.bound = parse_bound(t.bound).value_or(Bound::Unknown);
 }
 
+// Every timed shape of the result, for the experiment's commit (session/shape_timing.h).
+std::vector<ShapeTiming> shape_timings_of(const EvaluationResult& r) {
+    std::vector<ShapeTiming> out;
+    for (const TimingRecord& t : r.timing) {
+        ShapeTiming s;
+        s.shape = to_string(t.shape);
+        s.dtype = std::string(to_string(t.dtype));
+        const auto measured = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
+        s.median_us = measured(t.median_us);
+        s.iqr_us = t.median_us > 0 ? std::optional<double>(t.iqr_us) : std::nullopt;
+        if (t.samples > 0) s.samples = t.samples;
+        s.baseline_name = t.baseline_name;
+        s.baseline_median_us = measured(t.baseline_median_us);
+        s.baseline_iqr_us = t.baseline_median_us > 0 ? std::optional<double>(t.baseline_iqr_us) : std::nullopt;
+        s.speedup = measured(t.speedup);
+        s.tflops = measured(t.tflops);
+        s.gb_s = measured(t.gb_s);
+        s.pct_peak = measured(t.pct_peak);
+        s.pct_copy_ceiling = t.pct_copy_ceiling;
+        s.pct_gemm_ceiling = t.pct_gemm_ceiling;
+        s.bound = t.bound;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 std::string roofline_paragraph(const std::optional<Experiment>& best, std::optional<double> pct_ceiling) {
     if (!best) return "The current best has no passing experiment yet.";
     if (!best->latency_us) return "The current best (experiment " + std::to_string(best->number) + ") has not been timed yet.";
@@ -583,7 +609,7 @@ struct LoopController::Impl {
         const std::string failure = result.verdict == Verdict::Pass ? std::string() : failure_text(result);
         m.detail = clean_text(failure.empty() ? decision.reason : failure, options.max_detail_bytes);
 
-        const Experiment recorded = session.record(NewExperiment{kernel, proposal.source, m, ""});
+        const Experiment recorded = session.record(NewExperiment{kernel, proposal.source, m, "", shape_timings_of(result)});
         ++experiments_run;
         if (!failure.empty()) {
             failure_details[recorded.number] = failure;

@@ -366,7 +366,9 @@ struct Session::Impl {
 
         // 1. objects
         const std::string tree = repo->write_tree(e.parent_commit, {{e.kernel_file, request.source}});
-        e.commit = repo->write_commit(tree, {e.parent_commit}, format_experiment_message(e));
+        std::string message = format_experiment_message(e);
+        if (request.timings) message += format_timing_trailers(*request.timings);
+        e.commit = repo->write_commit(tree, {e.parent_commit}, message);
         if (crash_hooks) crash_point(1);
         // 2. the experiment ref: from here on the experiment exists
         repo->set_ref(experiment_ref(e.number), e.commit, false,
@@ -779,6 +781,10 @@ std::string Session::source_of(const Experiment& e) const { return source_at(e.c
 std::string Session::parent_source_of(const Experiment& e) const {
     if (e.parent_commit.empty()) return "";
     return impl_->repo->file_at(e.parent_commit, e.kernel_file).value_or("");
+}
+
+RecordedTimings Session::timings_of(const Experiment& e) const {
+    return parse_timing_trailers(impl_->repo->commit_message(e.commit));
 }
 
 std::string Session::branch_tip() const { return impl_->tip(); }

@@ -19,6 +19,7 @@
 // advanced. Nothing is dropped without a warning.
 #include "session/experiment.h"
 #include "session/session_info.h"
+#include "session/shape_timing.h"
 
 #include <filesystem>
 #include <functional>
@@ -37,6 +38,10 @@ struct NewExperiment {
     Experiment metrics;           // everything else: outcome, correctness, metrics, description, ...
     // Parent commit; empty = the session branch tip. Branch-from-experiment passes an older commit.
     std::string parent_commit;
+    // The evaluator's timing per shape (session/shape_timing.h), written as trailers of the commit.
+    // nullopt: not known (an import, an override): no timing trailers at all; an empty vector: evaluated,
+    // but no shape was timed (a failed candidate).
+    std::optional<std::vector<ShapeTiming>> timings;
 };
 
 // Only one process writes a session at a time: a writable open() takes an advisory lock
@@ -92,6 +97,9 @@ public:
     // no such file).
     std::string source_of(const Experiment& e) const;
     std::string parent_source_of(const Experiment& e) const;
+    // The per-shape timings recorded in the experiment's commit message (recorded == false for commits
+    // written without them). Throws Error(NotFound) naming the commit if it is missing.
+    RecordedTimings timings_of(const Experiment& e) const;
 
     // Commit the session branch points at.
     std::string branch_tip() const;

@@ -176,7 +176,9 @@ void SessionBuilder::add(const NewExperiment& request) {
     e.commit = std::string(40, '0');
     (void)format_results_row(e);  // rejects text that is not UTF-8 before anything is written
     const std::string tree = b.repo->write_tree(e.parent_commit, {{e.kernel_file, request.source}});
-    e.commit = b.repo->write_commit(tree, {e.parent_commit}, format_experiment_message(e));
+    std::string message = format_experiment_message(e);
+    if (request.timings) message += format_timing_trailers(*request.timings);
+    e.commit = b.repo->write_commit(tree, {e.parent_commit}, message);
     b.pending_rows += format_results_row(e) + "\n";
     b.pending_bytes += request.source.size() + 1024;
     if (e.outcome == Outcome::Kept || e.outcome == Outcome::Baseline) b.tip = e.commit;

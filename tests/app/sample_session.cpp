@@ -108,6 +108,29 @@ ak::NewExperiment candidate(const std::string& kernel, std::string source, ak::E
     return n;
 }
 
+// The evaluator's two timing shapes for an rmsnorm candidate at `latency` µs (the larger one takes
+// twice as long), against a 84 µs / 168 µs baseline.
+std::vector<ak::ShapeTiming> rmsnormTimings(double latency)
+{
+    std::vector<ak::ShapeTiming> out;
+    for (const int scale : {1, 2}) {
+        ak::ShapeTiming t;
+        t.shape = scale == 1 ? "4096x4096" : "4096x8192";
+        t.dtype = "bf16";
+        t.median_us = latency * scale;
+        t.iqr_us = latency * scale * 0.01;
+        t.samples = 100;
+        t.baseline_name = "at::rms_norm";
+        t.baseline_median_us = 84.0 * scale;
+        t.speedup = *t.baseline_median_us / *t.median_us;
+        t.gb_s = 134.2e6 * scale / (*t.median_us * 1e-6) / 1e9;
+        t.pct_peak = *t.gb_s / 4800.0 * 100.0;
+        t.bound = "memory";
+        out.push_back(t);
+    }
+    return out;
+}
+
 }  // namespace
 
 void createSampleSession(const std::filesystem::path& dir)
@@ -125,14 +148,18 @@ void createSampleSession(const std::filesystem::path& dir)
     ak::Session session = ak::Session::create(dir, info,
                                               {{rmsnorm, rmsnormSource(256, 1, false)}, {softmax, softmaxSource(false)}},
                                               {base0, base1});
-    session.record(candidate("rmsnorm", rmsnormSource(512, 1, false),
-                             metrics(ak::Outcome::Kept, ak::Correctness::Pass, 60.0, 1.40, "BLOCK 256 -> 512")));
+    ak::NewExperiment block512 = candidate("rmsnorm", rmsnormSource(512, 1, false),
+                                           metrics(ak::Outcome::Kept, ak::Correctness::Pass, 60.0, 1.40, "BLOCK 256 -> 512"));
+    block512.timings = rmsnormTimings(60.0);
+    session.record(block512);
     session.record(candidate("rmsnorm", rmsnormSource(512, 1, true),
                              metrics(ak::Outcome::Reverted, ak::Correctness::Pass, 62.2, 1.35, "unroll the sum loop by 4")));
     session.record(candidate("softmax", softmaxSource(true),
                              metrics(ak::Outcome::Failed, ak::Correctness::Fail, 0, 0, "online softmax, first try")));
-    session.record(candidate("rmsnorm", rmsnormSource(512, 4, false),
-                             metrics(ak::Outcome::Kept, ak::Correctness::Pass, 40.0, 2.10, "vector loads VEC 1 -> 4")));
+    ak::NewExperiment vec4 = candidate("rmsnorm", rmsnormSource(512, 4, false),
+                                       metrics(ak::Outcome::Kept, ak::Correctness::Pass, 40.0, 2.10, "vector loads VEC 1 -> 4"));
+    vec4.timings = rmsnormTimings(40.0);
+    session.record(vec4);
     session.record(candidate("softmax", softmaxSource(true),
                              metrics(ak::Outcome::Kept, ak::Correctness::Pass, 50.0, 1.20, "online softmax")));
 }

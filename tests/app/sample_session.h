@@ -9,6 +9,9 @@
 //   #5 rmsnorm  kept       VEC 1 -> 4                speed-up 2.10   <- the best kept experiment
 //   #6 softmax  kept       online softmax            speed-up 1.20
 //
+// #2 and #5 carry per-shape timing trailers (4096x4096 and 4096x8192 bf16, see rmsnormTimings in the
+// .cpp); the others were recorded without them ("not recorded").
+//
 // recordExtra() appends one more (what the live-follow test's "other process" does).
 #include "session/experiment.h"
 

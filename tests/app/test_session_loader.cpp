@@ -114,6 +114,14 @@ void TestSessionLoader::sources_include_the_parent_and_the_comparison()
     QCOMPARE(result.source, QString::fromStdString(test::rmsnormSource(512, 4, false)));
     QCOMPARE(result.parentSource, QString::fromStdString(test::rmsnormSource(512, 1, false)));
     QCOMPARE(result.compareSource, QString::fromStdString(test::rmsnormSource(256, 1, false)));
+    // The per-shape timings come with them: #5 has two shapes, the starter #0 none recorded.
+    QVERIFY2(result.timingsError.isEmpty(), qPrintable(result.timingsError));
+    QVERIFY(result.timings.recorded);
+    QCOMPARE(int(result.timings.shapes.size()), 2);
+    QCOMPARE(result.timings.shapes[1].shape, std::string("4096x8192"));
+    QCOMPARE(*result.timings.shapes[1].median_us, 80.0);
+    QVERIFY(!result.compareTimings.recorded);
+    QVERIFY(result.compareTimings.shapes.empty());
 }
 
 void TestSessionLoader::a_failed_open_keeps_the_previous_session_for_sources()

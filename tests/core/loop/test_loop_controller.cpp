@@ -104,6 +104,31 @@ TEST(LoopController, PassingFasterCandidateIsKeptAndTheBranchAdvances) {
     EXPECT_EQ(f.agent->observed.at(0), std::make_pair(std::string("unroll the row loop"), Outcome::Kept));
 }
 
+TEST(LoopController, EveryTimedShapeIsRecordedInTheExperimentsCommit) {
+    Fixture f;
+    f.script({proposal(candidate(90, "a"), "two shapes"), proposal(candidate(50, "f", "FAIL"), "wrong")});
+    f.controller()->run(budget(2));
+    ASSERT_EQ(f.session.experiments().size(), 3u);
+    // The scripted evaluator times 4096x4096 and 4096x8192 at fp16.
+    const RecordedTimings kept = f.session.timings_of(f.exp(1));
+    EXPECT_TRUE(kept.recorded);
+    EXPECT_TRUE(kept.problems.empty());
+    ASSERT_EQ(kept.shapes.size(), 2u);
+    EXPECT_EQ(kept.shapes[0].shape, "4096x4096");
+    EXPECT_EQ(kept.shapes[1].shape, "4096x8192");
+    EXPECT_EQ(kept.shapes[1].dtype, "fp16");
+    EXPECT_DOUBLE_EQ(*kept.shapes[1].median_us, 90.0);
+    EXPECT_DOUBLE_EQ(*kept.shapes[1].baseline_median_us, 120.0);
+    EXPECT_DOUBLE_EQ(*kept.shapes[1].speedup, 120.0 / 90.0);
+    EXPECT_EQ(kept.shapes[1].baseline_name, "at::rms_norm");
+    EXPECT_EQ(kept.shapes[1].bound, "memory");
+    EXPECT_FALSE(kept.shapes[1].tflops) << "0 TFLOP/s from the evaluator means not measured";
+    // A failed candidate was evaluated but timed nothing: recorded, with no shapes.
+    const RecordedTimings failed = f.session.timings_of(f.exp(2));
+    EXPECT_TRUE(failed.recorded);
+    EXPECT_TRUE(failed.shapes.empty());
+}
+
 TEST(LoopController, SlowerCandidateIsRevertedAndTheBestStays) {
     Fixture f;
     const std::string starter_commit = f.session.branch_tip();

@@ -9,7 +9,7 @@
 # Usage: scripts/gpu-jobs/kern-attn.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
 # Writes $OUT/kern-attn/bench.tsv (every timing row), $OUT/kern-attn/log.txt and the raw JSON/stderr of
 # each bench; prints the summary table last.
-# targets: autokernel autokernel-evaluator
+# targets: autokernel autokernel-evaluator test_evaluator_gpu
 # cap: 40 seconds
 set -uo pipefail
 cap=40
@@ -36,16 +36,17 @@ variant() {  # variant NAME TUNABLES(NAME=VALUE,...) -> path
   echo "$f"
 }
 
-shapes=2x32x1024x64:causal,2x32x1024x64:noncausal,1x32x4096x64:causal,1x32x4096x64:noncausal,2x32x1024x128:causal,2x32x1024x128:noncausal,1x32x4096x128:causal,1x32x4096x128:noncausal
+d64=2x32x1024x64:causal,2x32x1024x64:noncausal,1x32x4096x64:causal,1x32x4096x64:noncausal
+d128=2x32x1024x128:causal,2x32x1024x128:noncausal,1x32x4096x128:causal,1x32x4096x128:noncausal
 printf 'config\tdtype\tshape\tours_us\tsdpa_us\tsdpa_backend\tratio\ttflops\n' > "$tsv"
 n=0
-pair() {  # pair DTYPE CANDIDATE_TUNABLES REFERENCE_TUNABLES
-  local dt=$1 a=$2 b=$3
+pair() {  # pair DTYPE SHAPES CANDIDATE_TUNABLES REFERENCE_TUNABLES
+  local dt=$1 shapes=$2 a=$3 b=$4
   n=$((n + 1))
   local left=$((cap - ($(date +%s) - t0) - 3))
   if ((left < 8)); then say "pair $n skipped ($left s left): $a | $b"; return; fi
   local lim=$((left < 15 ? left : 15))
-  say "pair $n $dt (limit ${lim}s): cand $a | ref $b"
+  say "pair $n $dt (limit ${lim}s): cand $a | ref $b | $shapes"
   fa=$(variant "p$n-a" "$a"); fb=$(variant "p$n-b" "$b")
   timeout -k 2 "$lim" "$bin/autokernel" bench "$fa" --type flash_attention --dtype $dt --check-dtypes $dt --shapes "$shapes" \
     --timeout $((lim - 1)) --reference "$fb" --json > "$out/bench-$n.json" 2> "$out/bench-$n.err"
@@ -75,10 +76,14 @@ PY
   tail -n +2 "$tsv" | grep -F -e "$a	" -e "$b	" | cut -f1,3,4,5,7 | column -t
 }
 
-base=MMA=3,BLOCK_M=128,BLOCK_N=128
-pair fp16 $base,STAGES=3,OVERLAP=0,PINGPONG=0 $base,STAGES=2,OVERLAP=0,PINGPONG=0
-pair fp16 $base,STAGES=2,OVERLAP=1,PINGPONG=1 $base,STAGES=3,OVERLAP=1,PINGPONG=1
-pair fp16 $base,STAGES=3,OVERLAP=0,PINGPONG=1 $base,STAGES=3,OVERLAP=1,PINGPONG=0
+# 1: two configurations without the new schedules (HEAD_DIM=0: both head_dims on the wgmma path), every
+#    row; then the turns (PINGPONG), the intra-warpgroup overlap, the persistent grid and the head_dim
+#    specialisation (HEAD_DIM=64/128: shared memory and registers for one head_dim), per head_dim.
+b=MMA=3,BLOCK_M=128,BLOCK_N=128
+pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=0,PINGPONG=0,HEAD_DIM=0 $b,STAGES=2,OVERLAP=0,PINGPONG=0,HEAD_DIM=0
+pair fp16 $d64 $b,STAGES=3,OVERLAP=1,PINGPONG=1,HEAD_DIM=64 $b,STAGES=3,OVERLAP=0,PINGPONG=1,HEAD_DIM=64
+pair fp16 $d128 $b,STAGES=2,OVERLAP=1,PINGPONG=1,HEAD_DIM=128 $b,STAGES=2,OVERLAP=0,PINGPONG=1,HEAD_DIM=128
+pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=1,PINGPONG=1,HEAD_DIM=64,PERSISTENT=1 $b,STAGES=2,OVERLAP=1,PINGPONG=1,HEAD_DIM=128,PERSISTENT=1
 
 say "summary (ratio = SDPA's fastest backend / ours; target >= 0.85)"
 column -t -s $'\t' "$tsv" 2>/dev/null || cat "$tsv"

@@ -1310,17 +1310,30 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     const unsigned sbase = raw + pad;
     const int dim = args.head_dim, seq = args.seq;
     if (dim <= 0 || dim > 128) return;  // unsupported: leave the output unwritten
-    // Work items: w = bh * n_q + r, query tile r (causal: n_q - 1 - r, the longest first, so the short ones
-    // fill the tail) of batch * head bh. One per block, or (PERSISTENT) blockIdx.x, + gridDim.x, ...
+    // Work items (a query tile of one batch * head bh). One per block: w = bh * n_q + r, query tile r
+    // (causal: n_q - 1 - r, the longest first, so the short ones fill the tail). PERSISTENT: block c takes
+    // in round k the item at position c (k even) or gridDim.x - 1 - c (k odd) of round k; causal items
+    // are ordered longest first over all batch * heads (w = r * BH + bh: query tile n_q - 1 - r), so the
+    // rounds pair long with short items; non-causal ones as without PERSISTENT (a round's blocks share
+    // batch * heads, and so their K and V in L2).
     const int n_q = (seq + BLOCK_M - 1) / BLOCK_M;
+    const int n_bh = args.batch * args.heads;
 #if PERSISTENT
-    const int first = blockIdx.x, step = gridDim.x, n_work = n_q * args.batch * args.heads;
-#else
-    const int first = blockIdx.y * n_q + blockIdx.x, step = 1, n_work = first + 1;  // one item (straight code)
+    const int n_work = n_q * n_bh;
+    auto item_of = [&](int k) {  // the block's k-th item, or n_work when it has no more
+        const int w = k * (int)gridDim.x + ((k & 1) ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x);
+        return w < n_work ? w : n_work;
+    };
 #endif
     auto decode = [&](int w, int& q0, int& bh, int& n_tiles) {
-        bh = w / n_q;
-        const int r = w % n_q;
+        int r;
+        if (PERSISTENT && args.causal) {
+            bh = w % n_bh;
+            r = w / n_bh;
+        } else {
+            bh = w / n_q;
+            r = w % n_q;
+        }
         q0 = (args.causal ? n_q - 1 - r : r) * BLOCK_M;
         const int kv_end = args.causal ? min(seq, q0 + BLOCK_M) : seq;
         n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
@@ -1333,12 +1346,18 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // 32-key tiles, compiled for head_dim 128 only (smaller ones are zero-padded); the producer
         // warpgroup has nothing to do.
         if (threadIdx.x < 128) return;
-        for (int w = first; w < n_work; w += step) {
+#if PERSISTENT
+        for (int k = 0; item_of(k) < n_work; ++k) {
             int q0, bh, n_tiles;
-            decode(w, q0, bh, n_tiles);
-            if (w != first) fa_bar<128 * kConsumers>();  // the previous item is done with shared memory
+            decode(item_of(k), q0, bh, n_tiles);
+            if (k > 0) fa_bar<128 * kConsumers>();  // the previous item is done with shared memory
             fa2_block<128, 16, 128 * kConsumers, BLOCK_M, kFallbackBlockN, STAGES>(args, smem, threadIdx.x - 128, q0 / BLOCK_M, bh);
         }
+#else
+        int q0, bh, n_tiles;
+        decode(blockIdx.y * n_q + blockIdx.x, q0, bh, n_tiles);
+        fa2_block<128, 16, 128 * kConsumers, BLOCK_M, kFallbackBlockN, STAGES>(args, smem, threadIdx.x - 128, q0 / BLOCK_M, bh);
+#endif
         return;
     }
 
@@ -1373,10 +1392,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
                 return n_tiles;
             };
 #if PERSISTENT
-            int base = 0, item = 0;
-            for (int w = first; w < n_work; w += step, ++item) base += run(w, base, item);
+            for (int k = 0, base = 0; item_of(k) < n_work; ++k) base += run(item_of(k), base, k);
 #else
-            run(first, 0, 0);
+            run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
         }
     } else {
@@ -1402,16 +1420,15 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
             return n_tiles;
         };
 #if PERSISTENT
-        int base = 0, item = 0;
-        for (int w = first; w < n_work; w += step, ++item) {
-            base += run(w, base, item);
+        for (int k = 0, base = 0; item_of(k) < n_work; ++k) {
+            base += run(item_of(k), base, k);
             // The epilogue's shared-memory writes and reads are done before the next Q lands there.
             ak_fence_proxy_async();
             __syncwarp();
             if (t128 % 32 == 0) ak_mbar_arrive(fa3_bar_q_empty(sbase));
         }
 #else
-        run(first, 0, 0);
+        run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
         if constexpr (PINGPONG == 1)
             if (wg == 0) asm volatile("bar.sync 2, 256;\n" ::: "memory");

@@ -45,11 +45,11 @@ pair() {  # pair DTYPE SHAPES CANDIDATE_TUNABLES REFERENCE_TUNABLES
   n=$((n + 1))
   local left=$((cap - ($(date +%s) - t0) - 3))
   if ((left < 8)); then say "pair $n skipped ($left s left): $a | $b"; return; fi
-  local lim=$((left < 15 ? left : 15))
+  local lim=$((left < 12 ? left : 12))
   say "pair $n $dt (limit ${lim}s): cand $a | ref $b | $shapes"
   fa=$(variant "p$n-a" "$a"); fb=$(variant "p$n-b" "$b")
   timeout -k 2 "$lim" "$bin/autokernel" bench "$fa" --type flash_attention --dtype $dt --check-dtypes $dt --shapes "$shapes" \
-    --timeout $((lim - 1)) --reference "$fb" --json > "$out/bench-$n.json" 2> "$out/bench-$n.err"
+    --timeout $((lim - 1)) --iterations ${ITERATIONS:-100} --reference "$fb" --json > "$out/bench-$n.json" 2> "$out/bench-$n.err"
   echo "rc=$?" | tee -a "$log"
   python3 - "$out/bench-$n.json" "$a" "$b" >> "$tsv" 2>> "$log" <<'PY'
 import json, sys
@@ -76,13 +76,13 @@ PY
   tail -n +2 "$tsv" | grep -F -e "$a	" -e "$b	" | cut -f1,3,4,5,7 | column -t
 }
 
-# 1: two configurations without the new schedules (HEAD_DIM=0: both head_dims on the wgmma path), every
-#    row; then the turns (PINGPONG), the intra-warpgroup overlap, the persistent grid and the head_dim
-#    specialisation (HEAD_DIM=64/128: shared memory and registers for one head_dim), per head_dim.
+# The turns (PINGPONG) with and without the intra-warpgroup overlap, per head_dim (HEAD_DIM=64/128: the
+# wgmma path, shared memory and registers for one head_dim); then the schedule without either on both
+# head_dims (HEAD_DIM=0), with the ring two and three deep; then the persistent grid.
 b=MMA=3,BLOCK_M=128,BLOCK_N=128
-pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=0,PINGPONG=0,HEAD_DIM=0 $b,STAGES=2,OVERLAP=0,PINGPONG=0,HEAD_DIM=0
 pair fp16 $d64 $b,STAGES=3,OVERLAP=1,PINGPONG=1,HEAD_DIM=64 $b,STAGES=3,OVERLAP=0,PINGPONG=1,HEAD_DIM=64
 pair fp16 $d128 $b,STAGES=2,OVERLAP=1,PINGPONG=1,HEAD_DIM=128 $b,STAGES=2,OVERLAP=0,PINGPONG=1,HEAD_DIM=128
+pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=0,PINGPONG=0,HEAD_DIM=0 $b,STAGES=2,OVERLAP=0,PINGPONG=0,HEAD_DIM=0
 pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=1,PINGPONG=1,HEAD_DIM=64,PERSISTENT=1 $b,STAGES=2,OVERLAP=1,PINGPONG=1,HEAD_DIM=128,PERSISTENT=1
 
 say "summary (ratio = SDPA's fastest backend / ours; target >= 0.85)"

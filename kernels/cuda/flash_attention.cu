@@ -941,8 +941,8 @@ static_assert(kSmemBytes <= 227 * 1024,
               "lower BLOCK_M, BLOCK_N or STAGES");
 // Registers: the producer gives most of its share to the consumers (setmaxnreg; with one consumer
 // warpgroup every thread may use 255 anyway).
-constexpr int kProducerRegs = 40;
-constexpr int kConsumerRegs = kConsumers == 2 ? 232 : 152;
+constexpr int kProducerRegs = kConsumers == 3 ? 24 : 40;
+constexpr int kConsumerRegs = kConsumers == 2 ? 232 : 160;
 static_assert(kConsumers == 1 || 128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
               "MMA=3: the register split exceeds the register file");
 

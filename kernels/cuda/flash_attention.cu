@@ -32,9 +32,12 @@
 //            S = Q K^T is wgmma m64nBLOCK_Nk16 with Q and K from 128-byte-swizzled shared memory (the
 //            TMA's own layout, K-major); P stays in registers as the A operand of O += P V (wgmma
 //            m64n64k16 per 64 output columns, V from shared memory, N-major). A consumer releases a
-//            buffer on its "empty" mbarrier when its wgmmas have read it. OVERLAP = 1 issues the next
-//            tile's Q K^T before this tile's P V, so the softmax runs while the tensor cores do P V
-//            (intra-warpgroup pipelining; needs STAGES >= 2). Inputs a TMA map cannot
+//            K buffer on its "K empty" mbarrier as soon as S is computed and a V buffer when P V has
+//            read it, so the next K tiles load early; K is requested one tile ahead of V. OVERLAP = 1
+//            issues the next tile's Q K^T before this tile's P V, so the softmax runs while the tensor
+//            cores do P V (intra-warpgroup pipelining; needs STAGES >= 2). PINGPONG = 1 (two or three
+//            consumer warpgroups) makes them take turns on the tensor cores through named barriers:
+//            one warpgroup's softmax runs while the next one's wgmmas do. Inputs a TMA map cannot
 //            describe (misaligned, or a row pitch that is not a multiple of 16 bytes) run the MMA = 2
 //            code on the consumer warps instead.
 //
@@ -46,12 +49,15 @@
 // architecture) are rejected by a static_assert whose message names the rule.
 //
 // @autokernel type flash_attention
+// @autokernel tunable MMA = 0 {0, 1, 2, 3} tier 1 -- 0 fp32 FMA, 1 nvcuda::wmma, 2 mma.sync FA2-class, 3 wgmma+TMA warp-specialized FA3-class (sm_90a)
 // @autokernel tunable BLOCK_M = 64 {16, 32, 64, 128, 192} tier 1 -- query rows per block (MMA=3: 64 per consumer warpgroup)
 // @autokernel tunable BLOCK_N = 32 {32, 64, 128} tier 1 -- key/value rows per tile
 // @autokernel tunable NUM_WARPS = 4 {1, 2, 4, 8, 12, 16} tier 1 -- warps per block (MMA=2: 16 or 32 query rows each; MMA=3 ignores it)
-// @autokernel tunable STAGES = 2 {1, 2, 3} tier 2 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
-// @autokernel tunable MMA = 0 {0, 1, 2, 3} tier 3 -- 0 fp32 FMA, 1 nvcuda::wmma, 2 mma.sync FA2-class, 3 wgmma+TMA warp-specialized FA3-class (sm_90a)
-// @autokernel tunable OVERLAP = 0 {0, 1} tier 3 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
+// @autokernel tunable STAGES = 2 {1, 2, 3} tier 1 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
+// @autokernel tunable OVERLAP = 0 {0, 1} tier 1 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
+// @autokernel tunable PINGPONG = 0 {0, 1} tier 1 -- MMA=3, BLOCK_M 128 or 192: the consumer warpgroups take turns on the tensor cores (one's softmax during the other's GEMMs)
+// @autokernel tunable PERSISTENT = 0 {0, 1} tier 1 -- MMA=3: one block per SM walks the work items (query tile, batch * head; causal: longest first), the next item's K/V and Q load during this one's epilogue
+// @autokernel tunable HEAD_DIM = 0 {0, 64, 128} tier 1 -- MMA=3: 0 compiles the wgmma path for head_dim 64 and 128 (chosen at run time); 64 only for head_dim <= 64 (shared memory sized for it; larger ones run the mma.sync block), 128 for every head_dim (zero-padded)
 // @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim of MMA=0/1 (sizes their shared memory)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -74,6 +80,15 @@
 #ifndef OVERLAP
 #define OVERLAP 0
 #endif
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
+#ifndef PERSISTENT
+#define PERSISTENT 0
+#endif
+#ifndef HEAD_DIM
+#define HEAD_DIM 0
+#endif
 #ifndef MAX_HEAD_DIM
 #define MAX_HEAD_DIM 128
 #endif
@@ -82,6 +97,9 @@
 static_assert(MMA >= 0 && MMA <= 3, "MMA must be 0 (FMA), 1 (wmma), 2 (mma.sync) or 3 (wgmma)");
 static_assert(STAGES >= 1 && STAGES <= 3, "STAGES must be 1, 2 or 3");
 static_assert(OVERLAP == 0 || OVERLAP == 1, "OVERLAP must be 0 or 1");
+static_assert(PINGPONG == 0 || PINGPONG == 1, "PINGPONG must be 0 or 1");
+static_assert(PERSISTENT == 0 || PERSISTENT == 1, "PERSISTENT must be 0 or 1");
+static_assert(HEAD_DIM == 0 || HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 0 (both), 64 or 128");
 static_assert(BLOCK_N % 32 == 0, "BLOCK_N must be a multiple of 32");
 #if MMA == 2
 static_assert(BLOCK_M % NUM_WARPS == 0 && (BLOCK_M / NUM_WARPS == 16 || BLOCK_M / NUM_WARPS == 32),
@@ -92,6 +110,8 @@ static_assert(BLOCK_M == 64 || BLOCK_M == 128 || BLOCK_M == 192,
               "MMA=3: one consumer warpgroup per 64 query rows, so BLOCK_M must be 64, 128 or 192");
 static_assert(OVERLAP == 0 || STAGES >= 2,
               "MMA=3 with OVERLAP=1 needs STAGES >= 2: the next tile's K is awaited before this tile's buffer is released");
+static_assert(PINGPONG == 0 || BLOCK_M >= 128,
+              "MMA=3 with PINGPONG=1 needs two or three consumer warpgroups to take turns: BLOCK_M 128 or 192");
 #endif
 
 #if defined(AK_DTYPE_FP32)
@@ -896,18 +916,21 @@ static_assert(__CUDA_ARCH__ < 0, "MMA=3 uses wgmma, TMA and setmaxnreg: it needs
 
 constexpr int kConsumers = BLOCK_M / 64;           // consumer warpgroups, 64 query rows each
 constexpr int kThreads = 128 * (kConsumers + 1);   // warpgroup 0 is the producer
-// Shared memory (from a 1024-byte aligned base; sized for head_dim 128): Q as two TMA boxes of
+// Shared memory (from a 1024-byte aligned base; sized for head_dim 128, or 64 under HEAD_DIM = 64: one box
+// per tile): Q as two TMA boxes of
 // [BLOCK_M][64] (columns 0-63, then 64-127), then STAGES K tiles and STAGES V tiles, each two boxes of
 // [BLOCK_N][64]; every box row is 128 bytes, 128-byte swizzled by the TMA (the 16-byte chunk c of row r
 // sits at chunk c ^ (r % 8)), which is the wgmma's SWIZZLE_128B layout. Then the mbarriers.
 constexpr int kBoxRowBytes = 128;
-constexpr int kQBytes = BLOCK_M * 128 * 2;
-constexpr int kKVBytes = BLOCK_N * 128 * 2;
+// HEAD_DIM 64: sized for head_dim 64 only (one box per tile).
+constexpr int kSmemHeadDim = HEAD_DIM == 64 ? 64 : 128;
+constexpr int kQBytes = BLOCK_M * kSmemHeadDim * 2;
+constexpr int kKVBytes = BLOCK_N * kSmemHeadDim * 2;
 constexpr int kOffQ = 0;
 constexpr int kOffK = kOffQ + kQBytes;
 constexpr int kOffV = kOffK + STAGES * kKVBytes;
-constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full, k_full[STAGES], v_full[STAGES], empty[STAGES]
-constexpr int kBarBytes = 8 * (1 + 3 * STAGES);
+constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full, k_full[], v_full[], k_empty[], v_empty[] (STAGES each), q_empty
+constexpr int kBarBytes = 8 * (2 + 4 * STAGES);
 // Without tensor maps the consumer warps run the MMA=2 block instead, in 32-key tiles (it runs under the
 // entry register cap, without the setmaxnreg share).
 constexpr int kFallbackBlockN = 32;
@@ -918,17 +941,23 @@ static_assert(kSmemBytes <= 227 * 1024,
               "lower BLOCK_M, BLOCK_N or STAGES");
 // Registers: the producer gives most of its share to the consumers (setmaxnreg; with one consumer
 // warpgroup every thread may use 255 anyway).
-constexpr int kProducerRegs = 40;
-constexpr int kConsumerRegs = kConsumers == 2 ? 232 : 152;
+constexpr int kProducerRegs = kConsumers == 3 ? 24 : 40;
+constexpr int kConsumerRegs = kConsumers == 2 ? 232 : 160;
 static_assert(kConsumers == 1 || 128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
               "MMA=3: the register split exceeds the register file");
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ kThreads, 1, 1,
+#if PERSISTENT
+    /* grid */ AK_GRID_PERSISTENT, /* rows_per_block */ 0,
+    /* tile_m, tile_n */ BLOCK_M, BLOCK_N,
+    /* grid_x (blocks per SM), grid_y, grid_z */ 1, 0, 0,
+#else
     /* grid */ AK_GRID_ATTENTION, /* rows_per_block */ 0,
     /* tile_m, tile_n */ BLOCK_M, BLOCK_N,
     /* grid_x, grid_y, grid_z */ 0, 0, 0,
+#endif
     /* dynamic_smem_bytes */ kSmemBytes,
     /* cluster */ 0, 0, 0,
     /* tma_box_rows (Q, K, V) */ {BLOCK_M, BLOCK_N, BLOCK_N},
@@ -1017,30 +1046,48 @@ __device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long lon
 }
 
 // ---- producer: one thread issues every TMA load of the block -------------------------------------------
+// Barriers (8 bytes each from kOffBar): Q landed; per stage K landed, V landed, K released, V released;
+// Q's region released (PERSISTENT: the consumers' epilogue is done with it).
+// K and V have their own "released" barriers: a consumer is done with K(t) as soon as S(t) is computed,
+// long before P V(t) has read V(t), so K(t + STAGES) is fetched while tile t is still in use. K runs one
+// tile ahead of V: K(t + 1) is requested before V(t).
+__device__ __forceinline__ unsigned fa3_bar_k_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_v_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_k_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_v_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + 3 * STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_q_empty(unsigned sbase) { return sbase + kOffBar + 8 * (1 + 4 * STAGES); }
+
+// One work item (a query tile of one batch * head): K(0) first, then Q once the consumers are done with
+// the previous item's Q region (their epilogue stages the output there; PERSISTENT), then K(t + 1) and
+// V(t). `base`: the ring index of the item's first tile (the ring's stages and phases run on across items).
 template <int HD>
 __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args, unsigned sbase, int q0, int bh,
-                                             int n_tiles) {
+                                             int n_tiles, int base, int item) {
     constexpr int kBoxes = HD / 64;
     const int seq = args.seq;
+    // Tile t of K (which = 0, map 1) or V (which = 1, map 2) into its stage, once the stage's previous tile
+    // (g - STAGES) has been released by every consumer warp.
+    auto load = [&](int t, int which) {
+        const int g = base + t;
+        const unsigned full = which == 0 ? fa3_bar_k_full(sbase, g) : fa3_bar_v_full(sbase, g);
+        const unsigned empty = which == 0 ? fa3_bar_k_empty(sbase, g) : fa3_bar_v_empty(sbase, g);
+        if (g >= STAGES) ak_mbar_wait(empty, (g / STAGES - 1) & 1);
+        const unsigned dst = sbase + (which == 0 ? kOffK : kOffV) + g % STAGES * kKVBytes;
+        ak_mbar_expect_tx(full, kBoxes * BLOCK_N * kBoxRowBytes);
+#pragma unroll
+        for (int b = 0; b < kBoxes; ++b)
+            ak_tma_load_2d(dst + b * BLOCK_N * kBoxRowBytes, &args.tma[1 + which], 64 * b, bh * seq + t * BLOCK_N, full);
+    };
+    load(0, 0);
+    if (item > 0) ak_mbar_wait(fa3_bar_q_empty(sbase), unsigned(item - 1) & 1u);
     const unsigned bar_q = sbase + kOffBar;
     ak_mbar_expect_tx(bar_q, kBoxes * BLOCK_M * kBoxRowBytes);
 #pragma unroll
     for (int b = 0; b < kBoxes; ++b)
         ak_tma_load_2d(sbase + kOffQ + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
     for (int t = 0; t < n_tiles; ++t) {
-        const int st = t % STAGES;
-        // The buffer's previous tile (t - STAGES) must have been released by every consumer warp.
-        if (t >= STAGES) ak_mbar_wait(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), (t / STAGES - 1) & 1);
-        const int row = bh * seq + t * BLOCK_N;
-        const unsigned bar_k = sbase + kOffBar + 8 * (1 + st), bar_v = sbase + kOffBar + 8 * (1 + STAGES + st);
-        ak_mbar_expect_tx(bar_k, kBoxes * BLOCK_N * kBoxRowBytes);
-#pragma unroll
-        for (int b = 0; b < kBoxes; ++b)
-            ak_tma_load_2d(sbase + kOffK + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[1], 64 * b, row, bar_k);
-        ak_mbar_expect_tx(bar_v, kBoxes * BLOCK_N * kBoxRowBytes);
-#pragma unroll
-        for (int b = 0; b < kBoxes; ++b)
-            ak_tma_load_2d(sbase + kOffV + st * kKVBytes + b * BLOCK_N * kBoxRowBytes, &args.tma[2], 64 * b, row, bar_v);
+        if (t + 1 < n_tiles) load(t + 1, 0);
+        load(t, 1);
     }
 }
 
@@ -1048,9 +1095,15 @@ __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args
 // OVERLAP = 0: per tile S = Q K^T, wait, softmax, O += P V, wait. OVERLAP = 1 (intra-warpgroup pipelining):
 // S of tile t + 1 is issued before P V of tile t, and its softmax runs on the CUDA cores while the
 // tensor cores do that P V; the rescale of O by the new max waits for P V to finish.
+// PINGPONG = 1 (inter-warpgroup scheduling): the consumer warpgroups take turns on the tensor cores. A
+// warpgroup issues its wgmmas of a round (OVERLAP = 0: P V(t) and S(t + 1) together; OVERLAP = 1: S(t + 1)
+// and P V(t)) only when the previous warpgroup has issued its own (named barrier 2 + wg, 256 threads: the
+// 128 waiting and the 128 of the warpgroup before it, which arrives), so one warpgroup's softmax runs
+// while the other's matrix products do. Every warpgroup then runs all n_tiles tiles (a tile entirely
+// masked for its rows gives p = 0), so all take the same number of turns; warpgroup 0 takes the last token.
 template <int HD>
 __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args, unsigned char* smem, unsigned sbase,
-                                             int wg, int t128, int q0, int bh, int n_tiles) {
+                                             int wg, int t128, int q0, int bh, int n_tiles, int base) {
     constexpr int kBoxes = HD / 64;
     constexpr int kNB = BLOCK_N / 8;
     const int seq = args.seq, dim = args.head_dim;
@@ -1061,9 +1114,12 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
     const float scale_log2 = args.scale * kLog2e;
     const unsigned q_rows = sbase + kOffQ + 64 * wg * kBoxRowBytes;  // this warpgroup's rows of box 0
     // Tiles with a key this warpgroup sees (causal: the keys up to its last row); the rest (a suffix) is
-    // only waited for and released. Warpgroup-uniform, as every wgmma must be.
-    int n_mine = wg_row0 >= seq ? 0 : n_tiles;
-    if (causal && n_mine > 0) n_mine = min(n_tiles, (wg_row0 + 63) / BLOCK_N + 1);
+    // only waited for and released. Warpgroup-uniform, as every wgmma must be. PINGPONG: all of them.
+    int n_mine = n_tiles;
+    if constexpr (PINGPONG == 0) {
+        if (wg_row0 >= seq) n_mine = 0;
+        if (causal && n_mine > 0) n_mine = min(n_tiles, (wg_row0 + 63) / BLOCK_N + 1);
+    }
 
     float o[8 * kBoxes][4];
 #pragma unroll
@@ -1074,17 +1130,29 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
     float s[kNB][4];
     unsigned p[kNB / 2][4];
 
-    auto bar_k = [&](int t) { return sbase + kOffBar + 8 * (1 + t % STAGES); };
-    auto bar_v = [&](int t) { return sbase + kOffBar + 8 * (1 + STAGES + t % STAGES); };
-    auto phase = [&](int t) { return unsigned(t / STAGES) & 1u; };
-    auto release = [&](int t) {  // every wgmma of this warp that read the buffer has completed
+    // Tile t of this block's work is tile base + t of the ring (PERSISTENT: the ring runs on across work).
+    auto wait_k = [&](int t) { ak_mbar_wait(fa3_bar_k_full(sbase, base + t), unsigned((base + t) / STAGES) & 1u); };
+    auto wait_v = [&](int t) { ak_mbar_wait(fa3_bar_v_full(sbase, base + t), unsigned((base + t) / STAGES) & 1u); };
+    // Every wgmma of this warp that read the buffer has completed.
+    auto release_k = [&](int t) {
         __syncwarp();
-        if (lane == 0) ak_mbar_arrive(sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES));
+        if (lane == 0) ak_mbar_arrive(fa3_bar_k_empty(sbase, base + t));
     };
-    // S = Q K^T of tile t into s: HD / 16 steps of 16 columns (32 bytes within a 128-byte box row). Committed.
+    auto release_v = [&](int t) {
+        __syncwarp();
+        if (lane == 0) ak_mbar_arrive(fa3_bar_v_empty(sbase, base + t));
+    };
+    // The pingpong turn: wait for this warpgroup's token, pass it on to the next one.
+    auto turn_wait = [&]() {
+        if constexpr (PINGPONG == 1) asm volatile("bar.sync %0, 256;\n" ::"r"(2 + wg) : "memory");
+    };
+    auto turn_pass = [&]() {
+        if constexpr (PINGPONG == 1) asm volatile("bar.arrive %0, 256;\n" ::"r"(2 + (wg + 1) % kConsumers) : "memory");
+    };
+    // S = Q K^T of tile t into s (K landed): HD / 16 steps of 16 columns (32 bytes within a 128-byte box
+    // row). Committed.
     auto issue_s = [&](int t) {
-        ak_mbar_wait(bar_k(t), phase(t));
-        const unsigned k_tile = sbase + kOffK + t % STAGES * kKVBytes;
+        const unsigned k_tile = sbase + kOffK + (base + t) % STAGES * kKVBytes;
         ak_fence_regs(s);
         ak_wgmma_fence();
 #pragma unroll
@@ -1098,13 +1166,12 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
         }
         ak_wgmma_commit();
     };
-    // O += P V of tile t: P from registers, V (keys x 64 columns per box, N-major) from shared memory;
-    // 16 keys = 2 groups of 8 rows = 2048 bytes per step. Committed.
+    // O += P V of tile t (V landed): P from registers, V (keys x 64 columns per box, N-major) from shared
+    // memory; 16 keys = 2 groups of 8 rows = 2048 bytes per step. Committed.
     auto issue_pv = [&](int t) {
         ak_fence_regs(o);
         ak_fence_regs(p);
-        ak_mbar_wait(bar_v(t), phase(t));
-        const unsigned v_tile = sbase + kOffV + t % STAGES * kKVBytes;
+        const unsigned v_tile = sbase + kOffV + (base + t) % STAGES * kKVBytes;
         ak_wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BLOCK_N / 16; ++kk)
@@ -1120,56 +1187,90 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
         if (n0 + BLOCK_N > seq || (causal && n0 + BLOCK_N - 1 > wg_row0)) fa_mask(s, lane, my_row, n0, seq, causal);
     };
 
-    ak_mbar_wait(sbase + kOffBar, 0);  // Q
-    if constexpr (OVERLAP == 0) {
+    if constexpr (OVERLAP == 0 && PINGPONG == 0) {
         for (int t = 0; t < n_mine; ++t) {
+            wait_k(t);
             issue_s(t);
             ak_wgmma_wait<0>();
             ak_fence_regs(s);
+            release_k(t);
             mask(t);
             fa_softmax_step(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
+            wait_v(t);
             issue_pv(t);
             ak_wgmma_wait<0>();
             ak_fence_regs(o);
             ak_fence_regs(p);
-            release(t);
+            release_v(t);
         }
     } else {
         // (No branch inside the loop: ptxas tracks the two wgmma groups in flight only through straight code.)
         if (n_mine > 0) {
+            wait_k(0);
+            turn_wait();
             issue_s(0);
+            turn_pass();
             ak_wgmma_wait<0>();
             ak_fence_regs(s);
+            release_k(0);
             mask(0);
             fa_softmax_step(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             for (int t = 0; t + 1 < n_mine; ++t) {
-                issue_s(t + 1);  // s was packed into p: free for the next tile
-                issue_pv(t);
-                ak_wgmma_wait<1>();  // S of tile t + 1 is done; P V of tile t may still run
-                ak_fence_regs(s);
-                mask(t + 1);
-                float alpha[2];
-                fa_softmax_stats(s, m, l, alpha, scale_log2);
-                ak_wgmma_wait<0>();
-                ak_fence_regs(o);
-                ak_fence_regs(p);
-                release(t);
-                fa_rescale(o, alpha);
-                fa_pack_p(s, p);
+                wait_k(t + 1);
+                wait_v(t);
+                if constexpr (OVERLAP == 1) {
+                    turn_wait();
+                    issue_s(t + 1);  // s was packed into p: free for the next tile
+                    issue_pv(t);
+                    turn_pass();
+                    ak_wgmma_wait<1>();  // S of tile t + 1 is done; P V of tile t may still run
+                    ak_fence_regs(s);
+                    release_k(t + 1);
+                    mask(t + 1);
+                    float alpha[2];
+                    fa_softmax_stats(s, m, l, alpha, scale_log2);
+                    ak_wgmma_wait<0>();
+                    ak_fence_regs(o);
+                    ak_fence_regs(p);
+                    release_v(t);
+                    fa_rescale(o, alpha);
+                    fa_pack_p(s, p);
+                } else {
+                    // One turn issues P V(t) and S(t + 1); the softmax of t + 1 runs during the other
+                    // warpgroup's turn.
+                    turn_wait();
+                    issue_pv(t);
+                    issue_s(t + 1);
+                    turn_pass();
+                    ak_wgmma_wait<1>();  // P V of tile t is done
+                    ak_fence_regs(o);
+                    ak_fence_regs(p);
+                    release_v(t);
+                    ak_wgmma_wait<0>();
+                    ak_fence_regs(s);
+                    release_k(t + 1);
+                    mask(t + 1);
+                    fa_softmax_step(s, o, m, l, scale_log2);
+                    fa_pack_p(s, p);
+                }
             }
+            wait_v(n_mine - 1);
+            turn_wait();
             issue_pv(n_mine - 1);
+            turn_pass();
             ak_wgmma_wait<0>();
             ak_fence_regs(o);
             ak_fence_regs(p);
-            release(n_mine - 1);
+            release_v(n_mine - 1);
         }
     }
     for (int t = n_mine; t < n_tiles; ++t) {
-        ak_mbar_wait(bar_k(t), phase(t));
-        ak_mbar_wait(bar_v(t), phase(t));
-        release(t);
+        wait_k(t);
+        wait_v(t);
+        release_k(t);
+        release_v(t);
     }
 
     // Epilogue: O / l rounded to ak_t, staged in this warp's 16 rows of the Q tile (its wgmmas are done
@@ -1207,30 +1308,68 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     const unsigned pad = (1024 - raw % 1024) % 1024;  // swizzle atoms need 1024-byte alignment
     unsigned char* smem = smem_raw + pad;
     const unsigned sbase = raw + pad;
-    const int dim = args.head_dim;
+    const int dim = args.head_dim, seq = args.seq;
     if (dim <= 0 || dim > 128) return;  // unsupported: leave the output unwritten
-    // Causal: the longest query tiles (the last ones) first, so the short ones fill the tail.
-    const int q_tile = args.causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x;
-    const int bh = blockIdx.y, q0 = q_tile * BLOCK_M;
-    const int kv_end = args.causal ? min(args.seq, q0 + BLOCK_M) : args.seq;
-    const int n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+    // Work items (a query tile of one batch * head bh). One per block: w = bh * n_q + r, query tile r
+    // (causal: n_q - 1 - r, the longest first, so the short ones fill the tail). PERSISTENT: block c takes
+    // in round k the item at position c (k even) or gridDim.x - 1 - c (k odd) of round k; causal items
+    // are ordered longest first over all batch * heads (w = r * BH + bh: query tile n_q - 1 - r), so the
+    // rounds pair long with short items; non-causal ones as without PERSISTENT (a round's blocks share
+    // batch * heads, and so their K and V in L2).
+    const int n_q = (seq + BLOCK_M - 1) / BLOCK_M;
+    const int n_bh = args.batch * args.heads;
+#if PERSISTENT
+    const int n_work = n_q * n_bh;
+    auto item_of = [&](int k) {  // the block's k-th item, or n_work when it has no more
+        const int w = k * (int)gridDim.x + ((k & 1) ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x);
+        return w < n_work ? w : n_work;
+    };
+#endif
+    auto decode = [&](int w, int& q0, int& bh, int& n_tiles) {
+        int r;
+        if (PERSISTENT && args.causal) {
+            bh = w % n_bh;
+            r = w / n_bh;
+        } else {
+            bh = w / n_q;
+            r = w % n_q;
+        }
+        q0 = (args.causal ? n_q - 1 - r : r) * BLOCK_M;
+        const int kv_end = args.causal ? min(seq, q0 + BLOCK_M) : seq;
+        n_tiles = (kv_end + BLOCK_N - 1) / BLOCK_N;
+    };
 
-    if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0 || args.tma[2].opaque[0] == 0) {
-        // No tensor maps (misaligned tensors or a row pitch that is not a multiple of 16 bytes): the
-        // mma.sync block on the consumer warps, 16 rows per warp, 32-key tiles, compiled for head_dim 128
-        // only (smaller ones are zero-padded); the producer warpgroup has nothing to do.
+    if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0 || args.tma[2].opaque[0] == 0 ||
+        (HEAD_DIM == 64 && dim > 64)) {
+        // No tensor maps (misaligned tensors or a row pitch that is not a multiple of 16 bytes), or a
+        // head_dim that HEAD_DIM leaves out: the mma.sync block on the consumer warps, 16 rows per warp,
+        // 32-key tiles, compiled for head_dim 128 only (smaller ones are zero-padded); the producer
+        // warpgroup has nothing to do.
         if (threadIdx.x < 128) return;
-        fa2_block<128, 16, 128 * kConsumers, BLOCK_M, kFallbackBlockN, STAGES>(args, smem, threadIdx.x - 128, q_tile, bh);
+#if PERSISTENT
+        for (int k = 0; item_of(k) < n_work; ++k) {
+            int q0, bh, n_tiles;
+            decode(item_of(k), q0, bh, n_tiles);
+            if (k > 0) fa_bar<128 * kConsumers>();  // the previous item is done with shared memory
+            fa2_block<128, 16, 128 * kConsumers, BLOCK_M, kFallbackBlockN, STAGES>(args, smem, threadIdx.x - 128, q0 / BLOCK_M, bh);
+        }
+#else
+        int q0, bh, n_tiles;
+        decode(blockIdx.y * n_q + blockIdx.x, q0, bh, n_tiles);
+        fa2_block<128, 16, 128 * kConsumers, BLOCK_M, kFallbackBlockN, STAGES>(args, smem, threadIdx.x - 128, q0 / BLOCK_M, bh);
+#endif
         return;
     }
 
     if (threadIdx.x == 0) {
         ak_mbar_init(sbase + kOffBar, 1);
         for (int st = 0; st < STAGES; ++st) {
-            ak_mbar_init(sbase + kOffBar + 8 * (1 + st), 1);                         // K landed
-            ak_mbar_init(sbase + kOffBar + 8 * (1 + STAGES + st), 1);                // V landed
-            ak_mbar_init(sbase + kOffBar + 8 * (1 + 2 * STAGES + st), 4 * kConsumers);  // released, one per warp
+            ak_mbar_init(fa3_bar_k_full(sbase, st), 1);                 // K landed
+            ak_mbar_init(fa3_bar_v_full(sbase, st), 1);                 // V landed
+            ak_mbar_init(fa3_bar_k_empty(sbase, st), 4 * kConsumers);  // K released, one arrival per warp
+            ak_mbar_init(fa3_bar_v_empty(sbase, st), 4 * kConsumers);  // V released
         }
+        ak_mbar_init(fa3_bar_q_empty(sbase), 4 * kConsumers);          // Q's region released
         ak_mbar_init_fence();  // visible to the TMA unit
     }
     __syncthreads();
@@ -1239,19 +1378,60 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // Producer warpgroup.
         if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
-            if (dim <= 64)
-                fa3_producer<64>(args, sbase, q0, bh, n_tiles);
-            else
-                fa3_producer<128>(args, sbase, q0, bh, n_tiles);
+            auto run = [&](int w, int base, int item) {  // -> the item's tile count
+                int q0, bh, n_tiles;
+                decode(w, q0, bh, n_tiles);
+                if constexpr (HEAD_DIM == 0) {
+                    if (dim <= 64)
+                        fa3_producer<64>(args, sbase, q0, bh, n_tiles, base, item);
+                    else
+                        fa3_producer<128>(args, sbase, q0, bh, n_tiles, base, item);
+                } else {
+                    fa3_producer<HEAD_DIM>(args, sbase, q0, bh, n_tiles, base, item);
+                }
+                return n_tiles;
+            };
+#if PERSISTENT
+            for (int k = 0, base = 0; item_of(k) < n_work; ++k) base += run(item_of(k), base, k);
+#else
+            run(blockIdx.y * n_q + blockIdx.x, 0, 0);
+#endif
         }
     } else {
         // Consumer warpgroups.
         if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
-        const int wg = threadIdx.x / 128 - 1;
-        if (dim <= 64)
-            fa3_consumer<64>(args, smem, sbase, wg, threadIdx.x % 128, q0, bh, n_tiles);
-        else
-            fa3_consumer<128>(args, smem, sbase, wg, threadIdx.x % 128, q0, bh, n_tiles);
+        const int wg = threadIdx.x / 128 - 1, t128 = threadIdx.x % 128;
+        // PINGPONG: the first token goes to warpgroup 0; the turns then run on across the work items
+        // (every warpgroup takes n_tiles + 1 turns per item), and warpgroup 0 takes the last token.
+        if constexpr (PINGPONG == 1)
+            if (wg == kConsumers - 1) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+        auto run = [&](int w, int base, int item) {  // -> the item's tile count
+            int q0, bh, n_tiles;
+            decode(w, q0, bh, n_tiles);
+            ak_mbar_wait(sbase + kOffBar, unsigned(item) & 1u);  // Q
+            if constexpr (HEAD_DIM == 0) {
+                if (dim <= 64)
+                    fa3_consumer<64>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
+                else
+                    fa3_consumer<128>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
+            } else {
+                fa3_consumer<HEAD_DIM>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
+            }
+            return n_tiles;
+        };
+#if PERSISTENT
+        for (int k = 0, base = 0; item_of(k) < n_work; ++k) {
+            base += run(item_of(k), base, k);
+            // The epilogue's shared-memory writes and reads are done before the next Q lands there.
+            ak_fence_proxy_async();
+            __syncwarp();
+            if (t128 % 32 == 0) ak_mbar_arrive(fa3_bar_q_empty(sbase));
+        }
+#else
+        run(blockIdx.y * n_q + blockIdx.x, 0, 0);
+#endif
+        if constexpr (PINGPONG == 1)
+            if (wg == 0) asm volatile("bar.sync 2, 256;\n" ::: "memory");
     }
 }
 #endif  // FLASH_PATH == 2 / 3

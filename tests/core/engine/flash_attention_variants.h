@@ -14,7 +14,9 @@ using TunableSettings = std::vector<std::pair<std::string, std::string>>;
 // Together they cover every path: wmma; mma.sync (FA2 class) with 16 and 32 rows per warp (Q fragments in
 // registers, and re-read from shared memory at 32 rows of head_dim 128) and one to three cp.async stages;
 // wgmma + TMA (FA3 class) with one, two and three consumer warpgroups, with and without the
-// intra-warpgroup overlap. The first of each is what the search reaches from the starter in one step.
+// intra-warpgroup overlap, and with the warpgroups taking turns (PINGPONG, two and three consumer
+// warpgroups, with and without the overlap; with 64-key tiles a causal block's warpgroups need different
+// numbers of tiles, and under PINGPONG all run all of them). The first of each is what the search reaches from the starter in one step.
 inline const std::vector<TunableSettings>& flash_attention_variants() {
     static const std::vector<TunableSettings> variants = {
         {{"MMA", "1"}},
@@ -26,6 +28,10 @@ inline const std::vector<TunableSettings>& flash_attention_variants() {
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}},
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}},
         {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}},
+        {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}},
+        {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
+        {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}, {"PINGPONG", "1"}},
+        {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "2"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
     };
     return variants;
 }

@@ -125,6 +125,8 @@ TEST_F(FlashAttentionVariants, InvalidCombinationsAreNamedCompileErrors) {
          "MMA=3 with OVERLAP=1 needs STAGES >= 2"},
         {{{"MMA", "2"}}, "sm_75", "MMA=2 and MMA=3 use mma.sync, ldmatrix and cp.async: they need sm_80 or newer"},
         {{{"BLOCK_M", "192"}, {"BLOCK_N", "128"}}, "sm_90a", "tiles exceed the 227 KB"},
+        {{{"BLOCK_M", "64"}, {"MMA", "3"}, {"PINGPONG", "1"}}, "sm_90a",
+         "MMA=3 with PINGPONG=1 needs two or three consumer warpgroups"},
     };
     for (const Case& c : cases) {
         const auto report = compile(c.tunables, {DType::fp16}, c.arch);

@@ -31,7 +31,9 @@
 //                 (dirty ones whose write-back would share HBM with this read) stay. The two-pass row
 //                 (ONLINE = 0) hints only its second read; the first must stay in L2 for it.
 //   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions for the
-//                 nine exponentials the one-pass row spends on every eight elements.
+//                 nine exponentials the one-pass row spends on every eight elements. FAST_EXP = 2 folds the
+//                 max into the scale: ex2(x * log2 e - max * log2 e), one FMA + MUFU.EX2 per element
+//                 (ak_exp_shifted) instead of a subtraction, a multiply and MUFU.EX2.
 // and one of the mean:
 //   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
@@ -46,7 +48,7 @@
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
-// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
+// @autokernel tunable FAST_EXP = 0 {0, 1, 2} tier 3 -- exp as the hardware ex2 of x * log2 e (1: a multiply + MUFU.EX2; 2: the max folded in, one FMA + MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
 // @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
@@ -99,6 +101,13 @@ constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
 constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 constexpr bool kFastExp = FAST_EXP != 0;
+static_assert(FAST_EXP >= 0 && FAST_EXP <= 2, "FAST_EXP: 0 (expf), 1 (ex2 of x * log2 e) or 2 (the max folded into an FMA)");
+
+// exp(x - shift) the way FAST_EXP asks; shift_log2e = shift * log2 e (used by FAST_EXP = 2 only).
+__device__ __forceinline__ float exp_shifted(float x, float shift, float shift_log2e) {
+    if constexpr (FAST_EXP == 2) return ak_exp_shifted(x, shift_log2e);
+    else return ak_exp<kFastExp>(x - shift);
+}
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
               "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
@@ -174,7 +183,8 @@ __device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long 
 
 template <int K>
 __device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
-    ak_online_add<K, kFastExp>(v, run_max, run_sum);
+    if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
+    else ak_online_add<K, kFastExp>(v, run_max, run_sum);
 }
 
 // This thread's share of part `p` of the row (split for V-element vectors) folded into the row's max
@@ -196,10 +206,11 @@ __device__ __forceinline__ void row_stats(const ak_t* x, const ak_row_part& p, i
             ak_cluster_online<CLUSTER, kFastExp>(row_max, unused, xch, slot, lane == 0);
         }
         const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // empty groups: keep exps finite
+        const float shift_log2e = shift * 1.4426950408889634f;
         ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) {  // the last read: hinted
             constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
-            for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+            for (int j = 0; j < K; ++j) sum += exp_shifted(v[j], shift, shift_log2e);
         });
         sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
         if constexpr (CLUSTER > 1) sum = ak_cluster_sum<CLUSTER>(sum, xch, slot, lane == 0);
@@ -221,12 +232,13 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
         for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[s][j]);
     row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
     const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // inactive groups: keep exps finite
+    const float shift_log2e = shift * 1.4426950408889634f;
 
     float sum = 0.f;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)
 #pragma unroll
-        for (int j = 0; j < V; ++j) sum += ak_exp<kFastExp>(v[s][j] - shift);
+        for (int j = 0; j < V; ++j) sum += exp_shifted(v[s][j], shift, shift_log2e);
     sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
     return finish_loss(x, cols, target, row_max, sum);
 }
@@ -255,10 +267,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
             ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) { ak_max_add(v, row_max); });
             row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
             const float shift = row_max == AK_NEG_INF ? 0.f : row_max;
+            const float shift_log2e = shift * 1.4426950408889634f;
             ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) {
                 constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
-                for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+                for (int j = 0; j < K; ++j) sum += exp_shifted(v[j], shift, shift_log2e);
             });
             sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
             loss = finish_loss(x, args.cols, target, row_max, sum);

@@ -110,6 +110,15 @@ __device__ __forceinline__ float ak_exp(float x) {
     }
 }
 
+// exp(x - m) as the hardware ex2 of x * log2(e) - m * log2(e), given m_log2e = m * log2(e): one FMA and
+// MUFU.EX2 (ak_exp<true> of x - m spends a subtraction and a multiply). The rounding of m * log2(e) shifts
+// every exponent by the same |m| * 6e-8 at most (relative 1e-6 at |m| = 20); flushes to 0 like ak_exp.
+__device__ __forceinline__ float ak_exp_shifted(float x, float m_log2e) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(x, 1.4426950408889634f, -m_log2e)));
+    return y;
+}
+
 // ---- online softmax statistics ----------------------------------------------------------------------
 
 // Folds V values into a running (max, sum of exp(x - max)), rescaling the sum when the max grows. Start
@@ -124,6 +133,21 @@ __device__ __forceinline__ void ak_online_add(const float (&v)[V], float& run_ma
     run_max = new_max;
 #pragma unroll
     for (int j = 0; j < V; ++j) run_sum += ak_exp<FastExp>(v[j] - run_max);
+}
+
+// ak_online_add with the fast exponentials of ak_exp_shifted (one FMA + MUFU.EX2 per value). The new max
+// is finite after every fold (finite inputs), so max * log2(e) is too.
+template <int V>
+__device__ __forceinline__ void ak_online_add_fma(const float (&v)[V], float& run_max, float& run_sum) {
+    float chunk_max = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+    const float new_max = fmaxf(run_max, chunk_max);
+    run_sum *= ak_exp<true>(run_max - new_max);
+    run_max = new_max;
+    const float m_log2e = new_max * 1.4426950408889634f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) run_sum += ak_exp_shifted(v[j], m_log2e);
 }
 
 // Combines every thread's running (max, sum) over groups of GROUP threads (see ak_group_reduce): each

@@ -21,7 +21,7 @@ struct RowKernelVariant {
 // buffered by persistent blocks (PIPELINE: 200 KiB holds two fp16 rows of 50257; 52 KiB streams them); rows split
 // across clusters of 2, 4 and 8 blocks with distributed shared memory reductions, streamed and staged;
 // the fused mean of cross_entropy under a cluster; the LOAD cache hints (streaming, read-only L2 evict-first)
-// on the streamed, staged and register-cached rows.
+// on the streamed, staged and register-cached rows; cross_entropy's FMA-folded exponentials (FAST_EXP = 2).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -43,7 +43,10 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"},
                            {"FAST_EXP", "1"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"LOAD", "1"}, {"VEC", "8"}, {"UNROLL", "2"}}},
-        {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},
+        {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"},
+                           {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"VEC", "8"}, {"ROW_CACHE", "32"}, {"FAST_EXP", "2"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},

@@ -25,8 +25,15 @@
 //                 the running max grows: the row is read once instead of twice.
 //   ROW_CACHE > 0 keeps the row in registers (up to ROW_CACHE elements per thread) when it fits, with
 //                 every load issued before the first reduction.
+//   LOAD          the cache hint of the row's HBM reads (helpers.cuh: ak_load_vec): 1 streaming
+//                 (ld.global.cs), 2 read-only with an L2 evict-first policy and 256-byte prefetch (also on the
+//                 SMEM_ROW copies). The logits are read once, so their lines go first and L2's other lines
+//                 (dirty ones whose write-back would share HBM with this read) stay. The two-pass row
+//                 (ONLINE = 0) hints only its second read; the first must stay in L2 for it.
 //   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions for the
-//                 nine exponentials the one-pass row spends on every eight elements.
+//                 nine exponentials the one-pass row spends on every eight elements. FAST_EXP = 2 folds the
+//                 max into the scale: ex2(x * log2 e - max * log2 e), one FMA + MUFU.EX2 per element
+//                 (ak_exp_shifted) instead of a subtraction, a multiply and MUFU.EX2.
 // and one of the mean:
 //   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
@@ -34,13 +41,14 @@
 //                 (the atomic only elects the block; it never adds a loss).
 //
 // @autokernel type cross_entropy
+// @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
-// @autokernel tunable FAST_EXP = 0 {0, 1} tier 3 -- exp as the hardware ex2 of x * log2 e (one multiply, MUFU.EX2)
+// @autokernel tunable FAST_EXP = 0 {0, 1, 2} tier 3 -- exp as the hardware ex2 of x * log2 e (1: a multiply + MUFU.EX2; 2: the max folded in, one FMA + MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
 // @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
@@ -85,11 +93,21 @@
 #ifndef SMEM_ROW
 #define SMEM_ROW 0
 #endif
+#ifndef LOAD
+#define LOAD 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
 constexpr int kVec = AK_VEC16(VEC);  // the peeled paths' vector: VEC elements, at most 16 bytes
 constexpr bool kFastExp = FAST_EXP != 0;
+static_assert(FAST_EXP >= 0 && FAST_EXP <= 2, "FAST_EXP: 0 (expf), 1 (ex2 of x * log2 e) or 2 (the max folded into an FMA)");
+
+// exp(x - shift) the way FAST_EXP asks; shift_log2e = shift * log2 e (used by FAST_EXP = 2 only).
+__device__ __forceinline__ float exp_shifted(float x, float shift, float shift_log2e) {
+    if constexpr (FAST_EXP == 2) return ak_exp_shifted(x, shift_log2e);
+    else return ak_exp<kFastExp>(x - shift);
+}
 static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "BLOCK_THREADS: multiple of 32, at most 1024");
 static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreadsPerRow - 1)) == 0,
               "BLOCK_THREADS / ROWS_PER_BLOCK must be a power of two");
@@ -111,6 +129,10 @@ static_assert(CLUSTER == 1 || ROW_CACHE == 0,
               "CLUSTER splits a row across blocks, ROW_CACHE holds a whole row in one block's registers: choose one");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(CLUSTER == 1, "CLUSTER uses thread-block clusters and distributed shared memory: it needs sm_90 or newer");
+#endif
+static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, L2 evict-first)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 #endif
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
@@ -161,7 +183,8 @@ __device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long 
 
 template <int K>
 __device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
-    ak_online_add<K, kFastExp>(v, run_max, run_sum);
+    if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
+    else ak_online_add<K, kFastExp>(v, run_max, run_sum);
 }
 
 // This thread's share of part `p` of the row (split for V-element vectors) folded into the row's max
@@ -172,7 +195,7 @@ __device__ __forceinline__ void row_stats(const ak_t* x, const ak_row_part& p, i
     row_max = AK_NEG_INF;
     sum = 0.f;
     if constexpr (ONLINE != 0) {
-        ak_part_fold<V, kThreadsPerRow, kUnroll>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
+        ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
         ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
         if constexpr (CLUSTER > 1) ak_cluster_online<CLUSTER, kFastExp>(row_max, sum, xch, slot, lane == 0);
     } else {
@@ -183,10 +206,11 @@ __device__ __forceinline__ void row_stats(const ak_t* x, const ak_row_part& p, i
             ak_cluster_online<CLUSTER, kFastExp>(row_max, unused, xch, slot, lane == 0);
         }
         const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // empty groups: keep exps finite
-        ak_part_fold<V, kThreadsPerRow, kUnroll>(x, p, lane, [&](const auto& v) {
+        const float shift_log2e = shift * 1.4426950408889634f;
+        ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) {  // the last read: hinted
             constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
-            for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+            for (int j = 0; j < K; ++j) sum += exp_shifted(v[j], shift, shift_log2e);
         });
         sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
         if constexpr (CLUSTER > 1) sum = ak_cluster_sum<CLUSTER>(sum, xch, slot, lane == 0);
@@ -200,7 +224,7 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
                                                  float* scratch) {
     const int chunks = active ? cols / V : 0;
     float v[SLOTS][V];
-    ak_load_slots<V, SLOTS, kThreadsPerRow>(x, chunks, lane, AK_NEG_INF, v);  // padding: exp(-inf - max) = 0
+    ak_load_slots<V, SLOTS, kThreadsPerRow, LOAD>(x, chunks, lane, AK_NEG_INF, v);  // padding: exp(-inf - max) = 0
     float row_max = AK_NEG_INF;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)
@@ -208,12 +232,13 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
         for (int j = 0; j < V; ++j) row_max = fmaxf(row_max, v[s][j]);
     row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
     const float shift = row_max == AK_NEG_INF ? 0.f : row_max;  // inactive groups: keep exps finite
+    const float shift_log2e = shift * 1.4426950408889634f;
 
     float sum = 0.f;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)
 #pragma unroll
-        for (int j = 0; j < V; ++j) sum += ak_exp<kFastExp>(v[s][j] - shift);
+        for (int j = 0; j < V; ++j) sum += exp_shifted(v[s][j], shift, shift_log2e);
     sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
     return finish_loss(x, cols, target, row_max, sum);
 }
@@ -236,16 +261,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
         constexpr int kV = AK_STAGE_V;
         if (ak_stage_elems(args.cols + kV) * (int)sizeof(ak_t) <= kStageBytesPerRow) {  // the same in every block
             const ak_row_part p = ak_split_row<kV>(x, active ? args.cols : 0);
-            const ak_t* st = ak_stage_part<kThreadsPerRow>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
+            const ak_t* st = ak_stage_part<kThreadsPerRow, LOAD>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
             ak_stage_wait();
             float row_max = AK_NEG_INF, sum = 0.f;
             ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) { ak_max_add(v, row_max); });
             row_max = ak_group_max<kThreadsPerRow>(row_max, scratch);
             const float shift = row_max == AK_NEG_INF ? 0.f : row_max;
+            const float shift_log2e = shift * 1.4426950408889634f;
             ak_part_fold<kV, kThreadsPerRow, 1>(st, p, lane, [&](const auto& v) {
                 constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
-                for (int j = 0; j < K; ++j) sum += ak_exp<kFastExp>(v[j] - shift);
+                for (int j = 0; j < K; ++j) sum += exp_shifted(v[j], shift, shift_log2e);
             });
             sum = ak_group_sum<kThreadsPerRow>(sum, scratch);
             loss = finish_loss(x, args.cols, target, row_max, sum);

@@ -8,8 +8,13 @@
 // when cols % VEC == 0 and x is aligned. UNROLL batches that many vector loads before adding any.
 // CLUSTER > 1 (sm_90) splits every row across a cluster of blocks, each summing a contiguous share; the
 // shares are added through distributed shared memory in rank order, and rank 0 writes y.
+// LOAD picks the cache hint of the vector body's loads (helpers.cuh: ak_load_vec): 1 streams them
+// evict-first (ld.global.cs), 2 takes the read-only path with an L2 evict-first policy and 256-byte
+// prefetch. x is read once, so evict-first lines leave L2's other lines (dirty ones among them, whose
+// write-back would share HBM with this read) where they are.
 //
 // @autokernel type reduce
+// @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the row's vector loads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
@@ -37,6 +42,9 @@
 #ifndef CLUSTER
 #define CLUSTER 1
 #endif
+#ifndef LOAD
+#define LOAD 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -47,6 +55,10 @@ static_assert(BLOCK_THREADS % ROWS_PER_BLOCK == 0 && (kThreadsPerRow & (kThreads
 
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8,
               "CLUSTER: 1, 2, 4 or 8 blocks per row (8 is the portable cluster maximum)");
+static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, L2 evict-first)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(CLUSTER == 1, "CLUSTER uses thread-block clusters and distributed shared memory: it needs sm_90 or newer");
 #endif
@@ -65,7 +77,7 @@ AK_LAUNCH(0) = {
 template <int V>
 __device__ __forceinline__ float part_sum(const ak_t* x, const ak_row_part& p, int lane, float* scratch) {
     float sum = 0.f;
-    ak_part_fold<V, kThreadsPerRow, kUnroll>(x, p, lane, [&](const auto& v) {
+    ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) {
         constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
         for (int j = 0; j < K; ++j) sum += v[j];

@@ -16,8 +16,12 @@
 // SMEM_ROW > 0 stages each row in SMEM_ROW KiB of dynamic shared memory per block (split among its
 // ROWS_PER_BLOCK rows) with 16-byte cp.async copies, all in flight at once: x is read from HBM once and
 // the second pass reads shared memory. Rows that do not fit take the two-pass path.
+// LOAD: the cache hint of x's read where it is read once (SMEM_ROW's copies, ROW_CACHE's loads; the
+// two-pass path re-reads x from L2 and keeps plain loads): 1 streaming (ld.global.cs), 2 an L2
+// evict-first policy with 256-byte prefetch (helpers.cuh: ak_load_vec).
 //
 // @autokernel type rmsnorm
+// @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of x's read-once loads (SMEM_ROW / ROW_CACHE; 0 plain, 1 streaming, 2 L2 evict-first + 256 B prefetch)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
@@ -49,6 +53,9 @@
 #ifndef SMEM_ROW
 #define SMEM_ROW 0
 #endif
+#ifndef LOAD
+#define LOAD 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -62,7 +69,9 @@ static_assert(SMEM_ROW == 0 || ROW_CACHE == 0, "SMEM_ROW and ROW_CACHE both hold
 static_assert(SMEM_ROW <= 226, "SMEM_ROW: at most 226 KiB of shared memory per block (227 KB on Hopper)");
 static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
               "SMEM_ROW: at least 1 KiB of shared memory per row (SMEM_ROW * 1024 / ROWS_PER_BLOCK)");
+static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, L2 evict-first)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
 #endif
 
@@ -105,7 +114,7 @@ __device__ __forceinline__ void rmsnorm_row_cached(const ak_t* x, const ak_t* w,
                                                    int lane, bool active, float* scratch) {
     const int chunks = active ? cols / V : 0;
     float v[SLOTS][V];
-    ak_load_slots<V, SLOTS, kThreadsPerRow>(x, chunks, lane, 0.f, v);  // padding adds 0 to the sum of squares
+    ak_load_slots<V, SLOTS, kThreadsPerRow, LOAD>(x, chunks, lane, 0.f, v);  // padding adds 0 to the sum of squares
     float sum_sq = 0.f;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)
@@ -143,7 +152,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
         constexpr int kV = AK_STAGE_V;
         if (ak_stage_elems(args.cols + kV) * (int)sizeof(ak_t) <= kStageBytesPerRow) {  // the same in every block
             const ak_row_part p = ak_split_row<kV>(x, cols);
-            const ak_t* s = ak_stage_part<kThreadsPerRow>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
+            const ak_t* s = ak_stage_part<kThreadsPerRow, LOAD>(x, p, reinterpret_cast<ak_t*>(smem + group * kStageBytesPerRow), lane);
             ak_stage_wait();
             rmsnorm_part<kV, 1>(s, args.weight, y, p, ak_coaligned<kV>(x, y), ak_coaligned<kV>(x, args.weight), args.cols,
                                 args.eps, lane, scratch);

@@ -26,10 +26,14 @@
 //                 shared memory holds) whose blocks loop over rows with SMEM_ROW split into two buffers:
 //                 the next row's cp.async copies are in flight while this row is reduced and written, so
 //                 every SM keeps reading while it computes. One row per block, no cluster.
+//   LOAD          the cache hint of x's read where it is read once (SMEM_ROW's copies, ROW_CACHE's loads;
+//                 the streaming path re-reads x from L2 and keeps plain loads): 1 streaming (ld.global.cs),
+//                 2 an L2 evict-first policy with 256-byte prefetch (helpers.cuh: ak_load_vec).
 //   UNROLL        batches UNROLL vector loads before using any (memory-level parallelism) and folds them
 //                 into the online statistics together (one rescale per batch).
 //
 // @autokernel type softmax
+// @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of x's read-once loads (SMEM_ROW / ROW_CACHE; 0 plain, 1 streaming, 2 L2 evict-first + 256 B prefetch)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
@@ -77,6 +81,9 @@
 #ifndef PIPELINE
 #define PIPELINE 0
 #endif
+#ifndef LOAD
+#define LOAD 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -97,7 +104,9 @@ static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
 static_assert(PIPELINE == 0 || SMEM_ROW > 0, "PIPELINE double-buffers the SMEM_ROW stage: it needs SMEM_ROW > 0");
 static_assert(PIPELINE == 0 || (ROWS_PER_BLOCK == 1 && CLUSTER == 1),
               "PIPELINE loops one row per block at a time: it needs ROWS_PER_BLOCK = 1 and CLUSTER = 1");
+static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, L2 evict-first)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -192,7 +201,7 @@ __device__ __forceinline__ void softmax_from_stage(const ak_t* s, ak_t* y, const
 // Part `p` of the row staged in shared memory: one HBM read, both passes from shared memory.
 __device__ __forceinline__ void softmax_staged(const ak_t* x, ak_t* y, const ak_row_part& p, bool y_vec, int lane,
                                                float* scratch, float* xch, int slot, ak_t* stage) {
-    const ak_t* s = ak_stage_part<kThreadsPerRow>(x, p, stage, lane);
+    const ak_t* s = ak_stage_part<kThreadsPerRow, LOAD>(x, p, stage, lane);
     ak_stage_wait();
     softmax_from_stage(s, y, p, y_vec, lane, scratch, xch, slot);
 }
@@ -231,14 +240,14 @@ __device__ __forceinline__ void softmax_pipelined(const ak_softmax_args& args, f
     const ak_t* cur = nullptr;
     if (row < args.rows) {
         const ak_t* x = args.x + row * args.cols;
-        cur = ak_stage_part<BLOCK_THREADS>(x, ak_split_row<kV>(x, args.cols), buf[0], lane);
+        cur = ak_stage_part<BLOCK_THREADS, LOAD>(x, ak_split_row<kV>(x, args.cols), buf[0], lane);
     }
     for (int b = 0; row < args.rows; row += step, b ^= 1) {
         const long long next = row + step;
         const ak_t* upcoming = nullptr;
         if (next < args.rows) {
             const ak_t* xn = args.x + next * args.cols;
-            upcoming = ak_stage_part<BLOCK_THREADS>(xn, ak_split_row<kV>(xn, args.cols), buf[b ^ 1], lane);
+            upcoming = ak_stage_part<BLOCK_THREADS, LOAD>(xn, ak_split_row<kV>(xn, args.cols), buf[b ^ 1], lane);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");  // an empty group keeps the count
         }
@@ -260,7 +269,7 @@ __device__ __forceinline__ void softmax_row_cached(const ak_t* x, ak_t* y, int c
                                                    float* scratch) {
     const int chunks = active ? cols / V : 0;
     float v[SLOTS][V];
-    ak_load_slots<V, SLOTS, kThreadsPerRow>(x, chunks, lane, AK_NEG_INF, v);  // padding: exp(-inf - max) = 0
+    ak_load_slots<V, SLOTS, kThreadsPerRow, LOAD>(x, chunks, lane, AK_NEG_INF, v);  // padding: exp(-inf - max) = 0
     float row_max = AK_NEG_INF;
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s)

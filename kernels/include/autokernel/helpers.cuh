@@ -110,6 +110,15 @@ __device__ __forceinline__ float ak_exp(float x) {
     }
 }
 
+// exp(x - m) as the hardware ex2 of x * log2(e) - m * log2(e), given m_log2e = m * log2(e): one FMA and
+// MUFU.EX2 (ak_exp<true> of x - m spends a subtraction and a multiply). The rounding of m * log2(e) shifts
+// every exponent by the same |m| * 6e-8 at most (relative 1e-6 at |m| = 20); flushes to 0 like ak_exp.
+__device__ __forceinline__ float ak_exp_shifted(float x, float m_log2e) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(x, 1.4426950408889634f, -m_log2e)));
+    return y;
+}
+
 // ---- online softmax statistics ----------------------------------------------------------------------
 
 // Folds V values into a running (max, sum of exp(x - max)), rescaling the sum when the max grows. Start
@@ -124,6 +133,21 @@ __device__ __forceinline__ void ak_online_add(const float (&v)[V], float& run_ma
     run_max = new_max;
 #pragma unroll
     for (int j = 0; j < V; ++j) run_sum += ak_exp<FastExp>(v[j] - run_max);
+}
+
+// ak_online_add with the fast exponentials of ak_exp_shifted (one FMA + MUFU.EX2 per value). The new max
+// is finite after every fold (finite inputs), so max * log2(e) is too.
+template <int V>
+__device__ __forceinline__ void ak_online_add_fma(const float (&v)[V], float& run_max, float& run_sum) {
+    float chunk_max = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+    const float new_max = fmaxf(run_max, chunk_max);
+    run_sum *= ak_exp<true>(run_max - new_max);
+    run_max = new_max;
+    const float m_log2e = new_max * 1.4426950408889634f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) run_sum += ak_exp_shifted(v[j], m_log2e);
 }
 
 // Combines every thread's running (max, sum) over groups of GROUP threads (see ak_group_reduce): each
@@ -152,10 +176,80 @@ __device__ __forceinline__ bool ak_aligned(const void* p) {
     return reinterpret_cast<unsigned long long>(p) % (N * sizeof(ak_t)) == 0;
 }
 
-// Loads N elements at p (aligned as ak_vec<N>) as floats.
-template <int N>
+// ---- cache hints of read-once loads (the LOAD tunable of the row starters) ---------------------------
+//
+// How the vector loads of a stream that is read once treat the caches (the values are the same bits):
+//   0  a plain load (ld.global);
+//   1  ld.global.cs, "streaming": its lines are the first that L1 and L2 evict, so the stream does not
+//      push out lines still wanted, such as dirty lines that would have to be written back to HBM first;
+//   2  ld.global.nc.L1::no_allocate under an L2 evict-first cache policy, with a 256-byte L2 prefetch:
+//      the read-only path, nothing kept in L1, whole 256-byte sectors fetched from HBM per miss (sm_80+).
+// Global memory only: a row staged in shared memory is read with plain loads.
+
+// An L2 cache policy that marks the lines it brings in evict-first (sm_80+).
+__device__ __forceinline__ unsigned long long ak_evict_first_policy() {
+    unsigned long long policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+
+// N elements at p (aligned as ak_vec<N>, global memory) loaded with cache hint Hint (see above).
+template <int N, int Hint = 0>
+__device__ __forceinline__ ak_vec<N> ak_load_vec(const ak_t* p) {
+    static_assert(Hint >= 0 && Hint <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, evict-first)");
+    constexpr int kBytes = N * int(sizeof(ak_t));
+    if constexpr (Hint == 0) {
+        return *reinterpret_cast<const ak_vec<N>*>(p);
+    } else if constexpr (kBytes > 16) {  // wider than one load (fp32 with VEC = 8): 16-byte pieces
+        constexpr int kPiece = 16 / int(sizeof(ak_t));
+        ak_vec<N> v;
+#pragma unroll
+        for (int k = 0; k < N / kPiece; ++k) {
+            const ak_vec<kPiece> piece = ak_load_vec<kPiece, Hint>(p + k * kPiece);
+#pragma unroll
+            for (int j = 0; j < kPiece; ++j) v.v[k * kPiece + j] = piece.v[j];
+        }
+        return v;
+    } else {
+        static_assert(kBytes == 2 || kBytes == 4 || kBytes == 8 || kBytes == 16, "vector loads of 2 to 16 bytes");
+        ak_vec<N> v;
+        unsigned* w = reinterpret_cast<unsigned*>(&v);
+        if constexpr (Hint == 1) {
+            if constexpr (kBytes == 16) *reinterpret_cast<uint4*>(&v) = __ldcs(reinterpret_cast<const uint4*>(p));
+            if constexpr (kBytes == 8) *reinterpret_cast<uint2*>(&v) = __ldcs(reinterpret_cast<const uint2*>(p));
+            if constexpr (kBytes == 4) w[0] = __ldcs(reinterpret_cast<const unsigned*>(p));
+            if constexpr (kBytes == 2)
+                *reinterpret_cast<unsigned short*>(&v) = __ldcs(reinterpret_cast<const unsigned short*>(p));
+        } else {
+            const unsigned long long policy = ak_evict_first_policy();
+            if constexpr (kBytes == 16)
+                asm("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                    : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                    : "l"(p), "l"(policy));
+            if constexpr (kBytes == 8)
+                asm("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v2.u32 {%0, %1}, [%2], %3;"
+                    : "=r"(w[0]), "=r"(w[1])
+                    : "l"(p), "l"(policy));
+            if constexpr (kBytes == 4)
+                asm("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.u32 %0, [%1], %2;"
+                    : "=r"(w[0])
+                    : "l"(p), "l"(policy));
+            if constexpr (kBytes == 2) {
+                unsigned short h;
+                asm("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.u16 %0, [%1], %2;"
+                    : "=h"(h)
+                    : "l"(p), "l"(policy));
+                *reinterpret_cast<unsigned short*>(&v) = h;
+            }
+        }
+        return v;
+    }
+}
+
+// Loads N elements at p (aligned as ak_vec<N>) as floats, with cache hint Hint (global memory when > 0).
+template <int N, int Hint = 0>
 __device__ __forceinline__ void ak_load(const ak_t* p, float (&out)[N]) {
-    const ak_vec<N> v = *reinterpret_cast<const ak_vec<N>*>(p);
+    const ak_vec<N> v = ak_load_vec<N, Hint>(p);
 #pragma unroll
     for (int i = 0; i < N; ++i) out[i] = ak_to_float(v.v[i]);
 }
@@ -211,13 +305,13 @@ __device__ __forceinline__ void ak_row_max_sumexp(const ak_t* x, int chunks, int
 
 // Loads this thread's share of a row into registers: slot s holds chunk lane + s * STRIDE (V elements
 // from x) when that chunk is below `chunks`, else V copies of `pad`. Every load is issued before any use.
-template <int V, int SLOTS, int STRIDE>
+template <int V, int SLOTS, int STRIDE, int Hint = 0>
 __device__ __forceinline__ void ak_load_slots(const ak_t* x, int chunks, int lane, float pad, float (&v)[SLOTS][V]) {
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s) {
         const int i = lane + s * STRIDE;
         if (i < chunks) {
-            ak_load<V>(x + i * V, v[s]);
+            ak_load<V, Hint>(x + i * V, v[s]);
         } else {
 #pragma unroll
             for (int j = 0; j < V; ++j) v[s][j] = pad;
@@ -227,10 +321,11 @@ __device__ __forceinline__ void ak_load_slots(const ak_t* x, int chunks, int lan
 
 // ---- rows that break alignment: a scalar head, a vector body, a scalar tail ---------------------------
 
-// Loads / stores V elements at p (aligned as ak_vec<V>) from / to a float array given by pointer.
-template <int V>
+// Loads / stores V elements at p (aligned as ak_vec<V>) from / to a float array given by pointer (the
+// load with cache hint Hint: global memory when > 0).
+template <int V, int Hint = 0>
 __device__ __forceinline__ void ak_load_to(const ak_t* p, float* out) {
-    const ak_vec<V> v = *reinterpret_cast<const ak_vec<V>*>(p);
+    const ak_vec<V> v = ak_load_vec<V, Hint>(p);
 #pragma unroll
     for (int i = 0; i < V; ++i) out[i] = ak_to_float(v.v[i]);
 }
@@ -294,7 +389,8 @@ __device__ __forceinline__ bool ak_coaligned(const void* row, const void* other)
 // at a time; body chunks lane, lane + STRIDE, ... in batches of Unroll chunks whose loads are all issued
 // first; tail columns like the head. `fold(v)` gets a float array (1, V or Unroll * V elements; use
 // sizeof(v) / sizeof(float)). The order is fixed by the shape, so results are bitwise reproducible.
-template <int V, int STRIDE, int Unroll, class Fold>
+// Hint: the body's cache hint (ak_load_vec; > 0 only when x is global memory).
+template <int V, int STRIDE, int Unroll, int Hint = 0, class Fold>
 __device__ __forceinline__ void ak_part_fold(const ak_t* x, const ak_row_part& p, int lane, Fold&& fold) {
     for (int c = lane; c < p.head; c += STRIDE) {
         const float v[1] = {ak_to_float(x[p.begin + c])};
@@ -306,13 +402,13 @@ __device__ __forceinline__ void ak_part_fold(const ak_t* x, const ak_row_part& p
         for (; i + (Unroll - 1) * STRIDE < p.chunks; i += Unroll * STRIDE) {
             float v[Unroll * V];
 #pragma unroll
-            for (int u = 0; u < Unroll; ++u) ak_load_to<V>(body + (i + u * STRIDE) * V, v + u * V);
+            for (int u = 0; u < Unroll; ++u) ak_load_to<V, Hint>(body + (i + u * STRIDE) * V, v + u * V);
             fold(v);
         }
     }
     for (; i < p.chunks; i += STRIDE) {
         float v[V];
-        ak_load_to<V>(body + i * V, v);
+        ak_load_to<V, Hint>(body + i * V, v);
         fold(v);
     }
     const ak_t* tail = body + p.chunks * V;
@@ -402,17 +498,28 @@ __host__ __device__ constexpr int ak_stage_elems(int cols) { return cols + 2 * (
 // bypassed, nothing through registers), head and tail with plain loads. Returns the pointer whose
 // element c is column c of the row (element begin + head lands on stage + AK_STAGE_V, 16-byte aligned).
 // Call ak_stage_wait before reading it; each thread's share is the one ak_part_fold / ak_part_map give it.
-template <int STRIDE>
+// Hint > 0: the copies bring their lines into L2 evict-first, with a 256-byte prefetch (the LOAD tunable's
+// read-once stream, see ak_load_vec; sm_80+).
+template <int STRIDE, int Hint = 0>
 __device__ __forceinline__ const ak_t* ak_stage_part(const ak_t* x, const ak_row_part& p, ak_t* stage, int lane) {
     constexpr int kV = AK_STAGE_V;
     ak_t* body = stage + kV;
     const int body_col = p.begin + p.head;
     for (int c = lane; c < p.head; c += STRIDE) body[c - p.head] = x[p.begin + c];
     const unsigned body_smem = unsigned(__cvta_generic_to_shared(body));
-    for (int i = lane; i < p.chunks; i += STRIDE)
-        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(body_smem + unsigned(i) * 16u),
-                     "l"(x + body_col + i * kV)
-                     : "memory");
+    if constexpr (Hint > 0) {
+        const unsigned long long policy = ak_evict_first_policy();
+        for (int i = lane; i < p.chunks; i += STRIDE)
+            asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2;" ::"r"(
+                             body_smem + unsigned(i) * 16u),
+                         "l"(x + body_col + i * kV), "l"(policy)
+                         : "memory");
+    } else {
+        for (int i = lane; i < p.chunks; i += STRIDE)
+            asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(body_smem + unsigned(i) * 16u),
+                         "l"(x + body_col + i * kV)
+                         : "memory");
+    }
     for (int c = lane; c < p.tail; c += STRIDE) body[p.chunks * kV + c] = x[body_col + p.chunks * kV + c];
     asm volatile("cp.async.commit_group;" ::: "memory");
     return reinterpret_cast<const ak_t*>(reinterpret_cast<unsigned long long>(body) -

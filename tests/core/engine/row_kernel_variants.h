@@ -20,7 +20,8 @@ struct RowKernelVariant {
 // (one and several rows per block, rows too long for the stage falling back to streaming), also double
 // buffered by persistent blocks (PIPELINE: 200 KiB holds two fp16 rows of 50257; 52 KiB streams them); rows split
 // across clusters of 2, 4 and 8 blocks with distributed shared memory reductions, streamed and staged;
-// the fused mean of cross_entropy under a cluster.
+// the fused mean of cross_entropy under a cluster; the LOAD cache hints (streaming, read-only L2 evict-first)
+// on the streamed, staged and register-cached rows; cross_entropy's FMA-folded exponentials (FAST_EXP = 2).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -32,18 +33,31 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}}},
         {"softmax", {{"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "200"}, {"PIPELINE", "1"}}},
         {"softmax", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "52"}, {"PIPELINE", "1"}}},
+        {"softmax", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}}},
+        {"softmax", {{"LOAD", "1"}, {"VEC", "8"}, {"ROW_CACHE", "32"}}},
         {"cross_entropy", {{"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
         {"cross_entropy", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}}},
         {"cross_entropy", {{"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"FUSED_MEAN", "1"}, {"CLUSTER", "8"}}},
         {"cross_entropy", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"FAST_EXP", "1"}, {"SMEM_ROW", "100"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"ROWS_PER_BLOCK", "2"}, {"VEC", "8"}, {"SMEM_ROW", "68"}}},
+        {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"},
+                           {"FAST_EXP", "1"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"LOAD", "1"}, {"VEC", "8"}, {"UNROLL", "2"}}},
+        {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "4"}, {"ONLINE", "1"},
+                           {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"VEC", "8"}, {"ROW_CACHE", "32"}, {"FAST_EXP", "2"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},
         {"rmsnorm", {{"ROWS_PER_BLOCK", "2"}, {"VEC", "8"}, {"SMEM_ROW", "52"}}},
+        {"rmsnorm", {{"LOAD", "2"}, {"VEC", "8"}, {"SMEM_ROW", "68"}}},
+        {"rmsnorm", {{"LOAD", "1"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ROW_CACHE", "32"}}},
         {"reduce", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"reduce", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "8"}, {"CLUSTER", "2"}}},
         {"reduce", {{"ROWS_PER_BLOCK", "4"}, {"VEC", "4"}, {"UNROLL", "2"}, {"CLUSTER", "4"}}},
+        {"reduce", {{"LOAD", "2"}, {"BLOCK_THREADS", "128"}, {"VEC", "8"}, {"UNROLL", "8"}}},
+        {"reduce", {{"LOAD", "1"}, {"VEC", "8"}, {"UNROLL", "4"}}},
     };
     return variants;
 }

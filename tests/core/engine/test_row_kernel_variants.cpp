@@ -114,6 +114,10 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"softmax", {{"CLUSTER", "2"}}, "sm_80", "CLUSTER uses thread-block clusters and distributed shared memory: it needs sm_90"},
         {"cross_entropy", {{"CLUSTER", "2"}}, "sm_80", "CLUSTER uses thread-block clusters"},
         {"reduce", {{"CLUSTER", "8"}}, "sm_80", "CLUSTER uses thread-block clusters"},
+        {"reduce", {{"LOAD", "2"}, {"VEC", "8"}}, "sm_75", "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80"},
+        {"cross_entropy", {{"LOAD", "2"}, {"VEC", "8"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
+        {"softmax", {{"LOAD", "2"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
+        {"rmsnorm", {{"LOAD", "2"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
     };
     for (const Case& c : cases) {
         const auto report = compile(c.type, c.tunables, {DType::fp16}, c.arch);

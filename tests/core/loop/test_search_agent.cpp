@@ -421,10 +421,12 @@ TEST(SearchAgentSweep, TheMatmulStarterClimbsToTheWgmmaVariantWithoutIdleKnobs) 
     for (const auto& p : loop.proposals) {
         const Config c = config_of(p.source);
         const KernelContract pc = parse_contract(p.source);
-        for (const auto& t : pc.tunables)
-            if (!t.when.empty() && !std::count(t.when_values.begin(), t.when_values.end(), c.at(t.when)))
+        for (const auto& t : pc.tunables) {
+            if (!t.when.empty() && !std::count(t.when_values.begin(), t.when_values.end(), c.at(t.when))) {
                 EXPECT_EQ(t.value, contract.find(t.name)->value)
                     << p.description << ": " << t.name << " does nothing under " << t.when << "=" << c.at(t.when);
+            }
+        }
     }
     EXPECT_TRUE(agent.exhausted(loop.context));
     EXPECT_LT(loop.proposals.size(), 40u) << "the whole sweep of the MMA=3 variant";

@@ -42,12 +42,12 @@ variant() {  # variant TYPE NAME TUNABLES(NAME=VALUE,...) -> path of a copy of t
 }
 
 printf 'config\tdtype\tshape\tours_us\tbaseline_us\tratio\ttflops\n' > "$tsv"
-bench() {  # bench TYPE NAME TUNABLES DTYPE SHAPES CAP
-  local type=$1 name=$2 cfg=$3 dt=$4 shapes=$5 c=$6
+bench() {  # bench TYPE NAME TUNABLES DTYPE SHAPES CAP [CHECK_DTYPES (default: DTYPE)]
+  local type=$1 name=$2 cfg=$3 dt=$4 shapes=$5 c=$6 checks=${7:-$4}
   if (($(left) < c)); then say "skip bench $name $dt: $(left)s left"; return; fi
   say "bench $type $name ($cfg) $dt $shapes"
   local f; f=$(variant "$type" "$name-$dt" "$cfg")
-  timeout "$c" "$bin/autokernel" bench "$f" --type "$type" --dtype "$dt" --check-dtypes "$dt" --shapes "$shapes" \
+  timeout "$c" "$bin/autokernel" bench "$f" --type "$type" --dtype "$dt" --check-dtypes "$checks" --shapes "$shapes" \
     --timeout $((c - 2)) --json > "$work/bench-$name-$dt.json" 2> "$work/bench-$name-$dt.err"
   local rc=$?
   echo "rc=$rc" | tee -a "$log"
@@ -103,7 +103,7 @@ mlp_shapes=2048x2048x5504,4096x4096x11008
 mmD=BLOCK_M=128,BLOCK_N=256,STAGES=4,MMA=3,TMA_STORE=1
 # ---- fused_mlp FUSE=1 ----------------------------------------------------------------------------------
 if want mlp; then
-  bench fused_mlp mlpF FUSE=1 fp16 "$mlp_shapes" 12
+  bench fused_mlp mlpF FUSE=1 fp16 "$mlp_shapes" 14 fp16,bf16,fp32   # all five stages in the three dtypes
 fi
 # ---- the search climb ----------------------------------------------------------------------------------
 if want search; then

@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/text.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -93,7 +94,42 @@ exit status: 0 sent, 1 no run is working on SESSION, 64 usage
 // end it too.
 std::atomic<int> g_worker_pid{0};
 
+// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it starts afterwards) for
+// its lifetime; restores the previous mask when it goes.
+class StopSignalsBlocked {
+public:
+    StopSignalsBlocked() {
+        sigemptyset(&signals_);
+        sigaddset(&signals_, SIGINT);
+        sigaddset(&signals_, SIGTERM);
+        ::pthread_sigmask(SIG_BLOCK, &signals_, &old_mask_);
+    }
+    ~StopSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr); }
+    StopSignalsBlocked(const StopSignalsBlocked&) = delete;
+    StopSignalsBlocked& operator=(const StopSignalsBlocked&) = delete;
+    const sigset_t& signals() const { return signals_; }
+
+private:
+    sigset_t signals_;
+    sigset_t old_mask_;
+};
+
 std::string clock_time() { return utc_now_iso8601().substr(11, 8); }
+
+// What an evaluation cost: its wall time in the worker and its compile time (NVRTC: the slowest of the
+// dtypes, which compile side by side; "cached" when every dtype came from the compile cache), e.g.
+// "{eval 1.84 s, compile 1510 ms}" -- the loop's experiments per hour follow from it.
+std::string cost_text(const EvaluationResult& r) {
+    double compile_ms = 0;
+    bool all_cached = !r.compile.empty();
+    for (const CompileRecord& c : r.compile) {
+        compile_ms = std::max(compile_ms, c.compile_ms);
+        all_cached = all_cached && c.cache_hit;
+    }
+    std::string text = "{eval " + format_fixed(r.wall_ms / 1000.0, 2) + " s, compile ";
+    text += all_cached ? "cached" : format_fixed(compile_ms, 0) + " ms";
+    return text + "}";
+}
 
 // Prints the loop's events: experiments on stdout, everything else on stderr.
 class ConsoleObserver : public LoopObserver {
@@ -114,6 +150,7 @@ public:
         line += " [" + e.agent + "] " + e.description;
         if (r.verdict == Verdict::Pass) line += " -- " + d.reason;
         else line += " -- " + summary_line(r);
+        line += " " + cost_text(r);
         std::lock_guard lock(mutex_);
         std::cout << line << std::endl;
     }
@@ -166,6 +203,13 @@ int run_run(std::span<const std::string> args) {
     }
     a.expect_positional(1, 1, "the session folder SESSION");
     const fs::path dir = a.positional()[0];
+
+    // SIGINT and SIGTERM are blocked before anything can start a thread: a thread inherits the mask of
+    // the thread that creates it, and the CUDA driver starts threads of its own when the GPU check
+    // below initialises it. A process-directed Ctrl-C goes to any thread that does not block it, and
+    // one such driver thread would take the default action and end the run at once, mid-evaluation.
+    // The helper thread further down takes them with sigtimedwait() instead.
+    const StopSignalsBlocked stop_signals_blocked;
 
     // Everything that can be checked without a GPU first, so usage errors are reported as such.
     AgentSettings agent_settings;
@@ -270,11 +314,7 @@ int run_run(std::span<const std::string> args) {
     // Signals and the control file are turned into commands by a helper thread; the loop applies them
     // between evaluations. SIGINT and SIGTERM are blocked in every thread and taken with sigtimedwait()
     // by that thread, so a Ctrl-C is posted at once (the evaluator worker gets its own signal mask).
-    sigset_t stop_signals, old_mask;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
+    sigset_t stop_signals = stop_signals_blocked.signals();
     std::atomic<bool> done{false};
     std::thread control([&] {
         int signals = 0;
@@ -298,7 +338,6 @@ int run_run(std::span<const std::string> args) {
     const auto restore = [&] {
         done = true;
         control.join();
-        ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
         fs::remove(control_file_path(dir), ec);
     };
     try {

@@ -141,18 +141,41 @@ std::optional<ParsedTunable> parse_tunable(Cursor& c, int line_no, std::vector<C
         }
     }
     if (t.allowed.empty()) return fail("tunable " + t.name + ": the list of allowed values is empty");
-    if (c.eat_word("tier")) {
-        const auto tier_text = c.token("-");
-        const auto tier = parse_int(tier_text);
-        if (!tier || *tier < 1 || *tier > 99)
-            return fail("tunable " + t.name + ": tier must be a whole number from 1 to 99, got '" + std::string(tier_text) + "'");
-        t.tier = static_cast<int>(*tier);
+    bool has_tier = false;
+    while (true) {
+        if (!has_tier && c.eat_word("tier")) {
+            has_tier = true;
+            const auto tier_text = c.token("-");
+            const auto tier = parse_int(tier_text);
+            if (!tier || *tier < 1 || *tier > 99)
+                return fail("tunable " + t.name + ": tier must be a whole number from 1 to 99, got '" + std::string(tier_text) + "'");
+            t.tier = static_cast<int>(*tier);
+        } else if (t.when.empty() && c.eat_word("when")) {
+            // when OTHER=V1|V2 (checked against OTHER's declaration once every tunable is read)
+            const auto condition = c.token("-");
+            const auto eq = condition.find('=');
+            if (eq == std::string_view::npos || eq == 0 || eq + 1 == condition.size())
+                return fail("tunable " + t.name + ": expected 'when NAME=VALUE' (or NAME=V1|V2), got '" +
+                            std::string(condition) + "'");
+            t.when = std::string(condition.substr(0, eq));
+            if (!is_identifier(t.when))
+                return fail("tunable " + t.name + ": 'when " + std::string(condition) + "': '" + t.when +
+                            "' is not a tunable name");
+            for (auto v : split(condition.substr(eq + 1), '|')) {
+                if (!is_value_token(v))
+                    return fail("tunable " + t.name + ": 'when " + std::string(condition) + "': value '" +
+                                std::string(v) + "' is empty or malformed");
+                t.when_values.emplace_back(v);
+            }
+        } else {
+            break;
+        }
     }
     c.skip_space();
     if (!c.at_end()) {
         if (c.line.substr(c.pos, 2) != "--")
             return fail("tunable " + t.name + ": unexpected '" + std::string(trim(c.line.substr(c.pos))) +
-                        "' (expected 'tier N' or '-- help')");
+                        "' (expected 'tier N', 'when NAME=VALUE' or '-- help')");
         t.help = std::string(trim(c.line.substr(c.pos + 2)));
     }
     for (const std::string& v : t.allowed)
@@ -222,6 +245,25 @@ ParsedContract parse(std::string_view source) {
         }
         if (end == source.size()) break;
         start = end + 1;
+    }
+    // `when` names another declared tunable, with values it allows, and no chains.
+    for (const Tunable& t : k.tunables) {
+        if (t.when.empty()) continue;
+        const auto other = std::find_if(k.tunables.begin(), k.tunables.end(), [&](const Tunable& o) { return o.name == t.when; });
+        if (t.when == t.name) {
+            k.errors.push_back({t.line, "tunable " + t.name + ": 'when' names the tunable itself"});
+        } else if (other == k.tunables.end()) {
+            k.errors.push_back({t.line, "tunable " + t.name + ": 'when " + t.when + "=...': no tunable " + t.when +
+                                            " is declared"});
+        } else if (!other->when.empty()) {
+            k.errors.push_back({t.line, "tunable " + t.name + ": 'when " + t.when + "=...': " + t.when +
+                                            " has a 'when' of its own (conditions do not chain)"});
+        } else {
+            for (const std::string& v : t.when_values)
+                if (std::find(other->allowed.begin(), other->allowed.end(), v) == other->allowed.end())
+                    k.errors.push_back({t.line, "tunable " + t.name + ": 'when " + t.when + "=" + v + "': " + v +
+                                                    " is not in " + t.when + "'s " + join_allowed(other->allowed)});
+        }
     }
     return out;
 }

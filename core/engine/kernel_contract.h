@@ -9,6 +9,10 @@
 // change it with set_tunable() without parsing C++. Tiers order the search: 1 block shape, threads,
 // rows per block; 2 vector width and unrolling; 3 variant switches; 4 and above everything else (the
 // default when `tier` is omitted). Only `//` line comments are read; the help text after `--` is optional.
+// A tunable that only matters in some variants says so with `when OTHER=V1|V2` (before the help):
+//   // @autokernel tunable STAGES = 4 {2, 3, 4, 5} tier 2 when MMA=3 -- TMA ring depth
+// The search agent leaves it alone while OTHER has none of those values (its changes would compile to
+// the same kernel). OTHER must be a declared tunable without a `when` of its own.
 #include "analysis/dtype.h"
 #include "engine/kernel_type.h"
 
@@ -24,6 +28,8 @@ struct Tunable {
     std::string value;                 // current value, one of `allowed`
     std::vector<std::string> allowed;  // in the order written
     int tier = 4;
+    std::string when;                     // the tunable this one depends on ("" = always active)
+    std::vector<std::string> when_values; // ... and the values of it under which this one is active
     std::string help;
     int line = 0;                      // 1-based line of the annotation
 };

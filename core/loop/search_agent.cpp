@@ -44,6 +44,10 @@ struct Dimension {
     int tier = 4;
     std::vector<std::string> values;  // allowed values after tunable_ranges, in declaration order
     bool free = true;                 // false: frozen, outside the focus tier, or no value left
+    // `when`: the index of the tunable this one depends on (-1: always active) and the values of it
+    // under which this one has an effect.
+    int when = -1;
+    std::vector<std::string> when_values;
 };
 
 using Config = std::vector<std::string>;  // one value per tunable, in contract order
@@ -94,6 +98,14 @@ Space build_space(const KernelContract& contract, const Steering& steering) {
         }
         space.dims.push_back(std::move(d));
     }
+    for (std::size_t i = 0; i < contract.tunables.size(); ++i) {
+        const Tunable& t = contract.tunables[i];
+        if (t.when.empty()) continue;
+        const auto at = std::find(declared.begin(), declared.end(), t.when);
+        if (at == declared.end()) continue;  // the contract reports it; parse_contract() fails then
+        space.dims[i].when = static_cast<int>(at - declared.begin());
+        space.dims[i].when_values = t.when_values;
+    }
     for (const auto& name : steering.frozen_tunables)
         if (std::find(declared.begin(), declared.end(), name) == declared.end())
             space.notes.push_back("steering: frozen tunable " + name + " is not declared by this kernel (declared: " +
@@ -113,6 +125,22 @@ Space build_space(const KernelContract& contract, const Steering& steering) {
                               " has no tunables in this kernel (its tiers: " + join(names, ", ") + ")");
     }
     return space;
+}
+
+// Whether tunable i has an effect in configuration c (its `when`, if any, holds there).
+bool active(const Space& space, std::size_t i, const Config& c) {
+    const Dimension& d = space.dims[i];
+    if (d.when < 0) return true;
+    const auto& v = d.when_values;
+    return std::find(v.begin(), v.end(), c[static_cast<std::size_t>(d.when)]) != v.end();
+}
+
+// `c` with every tunable that has no effect in it set back to the best's value, so configurations that
+// compile to the same kernel are one configuration.
+Config canonical(const Space& space, Config c) {
+    for (std::size_t i = 0; i < space.dims.size(); ++i)
+        if (!active(space, i, c)) c[i] = space.base[i];
+    return c;
 }
 
 bool in_space(const Space& space, const Config& c) {
@@ -349,6 +377,27 @@ struct SearchAgent::Impl {
 
     bool seen(const AgentContext& ctx, const std::string& sha) const { return cache.contains(key(ctx, sha)); }
 
+    // Seen, or the same kernel as a seen configuration of this family: one that differs only in tunables
+    // without effect in `c` (their `when` does not hold), e.g. MMA=0 with the STAGES of an MMA=3 best.
+    bool covered(const AgentContext& ctx, const Space& space, const Config& c) {
+        const std::string base_sha = sha256_hex(ctx.best_source);
+        if (seen(ctx, sha_of(ctx, base_sha, space, c))) return true;
+        bool conditional = false;
+        for (std::size_t i = 0; i < space.dims.size() && !conditional; ++i) conditional = !active(space, i, c);
+        if (!conditional) return false;
+        for (const SearchRecord* r : cache.records()) {
+            if (r->config.empty()) continue;
+            if (r->key.gpu != ctx.gpu || r->key.shapes != ctx.kernel.shapes || r->key.dtype != ctx.dtype) continue;
+            const auto other = parse_config_key(space, r->config);
+            if (!other) continue;
+            bool same = true;
+            for (std::size_t i = 0; i < space.dims.size() && same; ++i)
+                same = !active(space, i, c) || (*other)[i] == c[i];
+            if (same && sha_of(ctx, base_sha, space, *other) == r->key.source_sha256) return true;  // this family
+        }
+        return false;
+    }
+
     Candidate make_candidate(const AgentContext& ctx, const Space& space, const Config& c, std::string description) const {
         Candidate cand;
         cand.config = c;
@@ -392,11 +441,12 @@ struct SearchAgent::Impl {
                 for (std::size_t i = 0; i < space.dims.size(); ++i) {
                     const auto& d = space.dims[i];
                     if (!d.free || d.tier != tier || n->config[i] != space.base[i]) continue;  // the neighbour's own tunable
+                    if (!active(space, i, n->config)) continue;  // no effect in the neighbour's variant
                     for (const auto& v : d.values) {
                         if (v == space.base[i]) continue;
                         Config c = n->config;
                         c[i] = v;
-                        if (!seen(ctx, sha_of(ctx, base_sha, space, c))) return SweepStep{c, d.tier, i, true};
+                        if (!covered(ctx, space, c)) return SweepStep{c, d.tier, i, true};
                     }
                 }
         }
@@ -416,11 +466,12 @@ struct SearchAgent::Impl {
         const std::string base_sha = sha256_hex(ctx.best_source);
         auto try_dim = [&](std::size_t i) -> std::optional<SweepStep> {
             const auto& d = space.dims[i];
+            if (!active(space, i, space.base)) return std::nullopt;  // no effect in this variant
             for (const auto& v : d.values) {
                 if (v == space.base[i]) continue;
                 Config c = space.base;
                 c[i] = v;
-                if (!seen(ctx, sha_of(ctx, base_sha, space, c))) return SweepStep{c, d.tier, i};
+                if (!covered(ctx, space, c)) return SweepStep{c, d.tier, i};
             }
             return std::nullopt;
         };
@@ -580,10 +631,10 @@ struct SearchAgent::Impl {
             return std::nullopt;
         };
         if (size == 0) return exhausted_failure();
-        auto unseen = [&](const Config& c) { return !seen(ctx, sha_of(ctx, base_sha, space, c)); };
+        auto unseen = [&](const Config& c) { return !covered(ctx, space, c); };
         auto random_unseen = [&]() -> std::optional<Config> {
             for (int attempt = 0; attempt < 256; ++attempt) {
-                Config c = random_config(space);
+                Config c = canonical(space, random_config(space));
                 if (unseen(c)) return c;
             }
             return std::nullopt;
@@ -610,6 +661,7 @@ struct SearchAgent::Impl {
                 for (std::size_t i = 0; i < child.size(); ++i)
                     if (space.dims[i].free && rng.below(2)) child[i] = b.config[i];
                 if (rng.unit() < settings.mutation_rate || child == a.config || child == b.config) mutate(space, child);
+                child = canonical(space, child);
                 if (!bred.insert(child).second || !unseen(child)) continue;
                 const double p = predicted(evaluated, child);
                 if (p < best_prediction) {
@@ -630,8 +682,8 @@ struct SearchAgent::Impl {
             for (std::size_t i = 0; i < space.dims.size(); ++i)
                 if (space.dims[i].free) c[i] = space.dims[i].values[0];
             while (true) {
-                if (unseen(c)) {
-                    choice = c;
+                if (unseen(canonical(space, c))) {
+                    choice = canonical(space, c);
                     how = "evolve, enumeration";
                     break;
                 }

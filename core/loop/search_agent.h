@@ -21,6 +21,11 @@
 //            evaluated configurations (Hamming distance) were fastest. Fitness is the median latency at
 //            the kernel's primary shape; anything that did not pass counts as the worst.
 //
+// Variants: a tunable declared with `when OTHER=V` (kernel_contract.h) is left alone while the
+// configuration's OTHER has another value (the sweep does not try it, a pair does not combine it, evolve
+// sets it back to the best's value), so a switch to another structure is not followed by evaluations of
+// knobs that structure ignores.
+//
 // Steering: focus_tier restricts the search to that tier; frozen tunables keep the best's value;
 // tunable_ranges narrow the allowed values (values outside the declaration are ignored with a log line).
 //

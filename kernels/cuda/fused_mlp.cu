@@ -30,13 +30,13 @@
 //
 // @autokernel type fused_mlp
 // @autokernel tunable FUSE = 0 {0, 1} tier 1 -- 1: gate/up GEMM with the SwiGLU epilogue in one wgmma+TMA kernel (fp16/bf16, sm_90a), then the library down GEMM
-// @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 -- threads per block of the activation stage (FUSE=0)
-// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 -- rows of M per block of the activation stage (FUSE=0)
-// @autokernel tunable BLOCK_M = 128 {64, 128} tier 1 -- FUSE=1: rows of hidden per tile (64 per consumer warpgroup)
-// @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
-// @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned (FUSE=0)
-// @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
-// @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 -- FUSE=1: tile rows per group of the persistent tile order
+// @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 when FUSE=0 -- threads per block of the activation stage (FUSE=0)
+// @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 when FUSE=0 -- rows of M per block of the activation stage (FUSE=0)
+// @autokernel tunable BLOCK_M = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: rows of hidden per tile (64 per consumer warpgroup)
+// @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
+// @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 when FUSE=0 -- elements per vector load when aligned (FUSE=0)
+// @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

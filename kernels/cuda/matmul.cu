@@ -1,7 +1,11 @@
 // Matmul starter: C[m, n] = A[m, k] @ B[k, n], row-major, fp32 accumulation.
 //
 // Three variants (MMA, tier 1 and declared first: on a GEMM no tile shape comes near what the switch to
-// tensor cores gives, so the search tries it before the tiles). fp32 data always takes the FMA path (no TF32, so fp32 results meet an
+// tensor cores gives, so the search tries it before the tiles). BLOCK_N comes before BLOCK_M: under
+// MMA = 3 it is the wgmma N, and the widest instruction (m64n256) with the TMA-store epilogue is what
+// reaches cuBLAS, so a greedy sweep should grow N to 256 before M takes the 256 that would rule it out
+// (BLOCK_M 256 allows N <= 128). Tunables that only one variant reads say so (`when MMA=...`), so the
+// search does not evaluate them under the others. fp32 data always takes the FMA path (no TF32, so fp32 results meet an
 // fp32 tolerance; under MMA = 1 and 3 in the starter's 64 x 64 x 16 shape, since the tunables then
 // describe tensor-core tiles).
 //   MMA = 0  FMA path: one block per BLOCK_M x BLOCK_N tile of C (AK_GRID_TILES). Each step stages a
@@ -38,17 +42,17 @@
 //
 // @autokernel type matmul
 // @autokernel tunable MMA = 0 {0, 1, 3} tier 1 -- 0 fp32 FMA, 1 nvcuda::wmma, 3 wgmma+TMA warp-specialized persistent (sm_90a); fp32 always FMA
-// @autokernel tunable BLOCK_M = 64 {32, 64, 128, 256} tier 1 -- rows of C per block (MMA=3: 64 per consumer warpgroup row block)
 // @autokernel tunable BLOCK_N = 64 {32, 64, 128, 256} tier 1 -- columns of C per block (MMA=3: the wgmma N, a multiple of 64)
-// @autokernel tunable BLOCK_K = 16 {16, 32, 64} tier 1 -- k-slice staged in shared memory per step (MMA=3: always 64)
-// @autokernel tunable CLUSTER = 1 {1, 2} tier 1 -- MMA=3: blocks per cluster along N; 2 multicasts the A tile they share (each block loads half)
-// @autokernel tunable THREAD_M = 4 {2, 4, 8} tier 2 -- FMA path: rows of C per thread
-// @autokernel tunable THREAD_N = 4 {2, 4, 8} tier 2 -- FMA path: columns of C per thread
-// @autokernel tunable STAGES = 4 {2, 3, 4, 5} tier 2 -- MMA=3: TMA ring depth (k-slices of 64 in flight)
-// @autokernel tunable WARP_M = 32 {16, 32, 64} tier 3 -- WMMA path: rows of C per warp
-// @autokernel tunable WARP_N = 32 {16, 32, 64} tier 3 -- WMMA path: columns of C per warp
-// @autokernel tunable TMA_STORE = 1 {0, 1} tier 3 -- MMA=3: 1 the epilogue stages 64 x 64 blocks of C in swizzled shared memory and writes them with TMA stores, 0 direct bounds-checked stores
-// @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 -- MMA=3: tile rows per group of the persistent tile order (B tiles reused from L2)
+// @autokernel tunable BLOCK_M = 64 {32, 64, 128, 256} tier 1 -- rows of C per block (MMA=3: 64 per consumer warpgroup row block)
+// @autokernel tunable BLOCK_K = 16 {16, 32, 64} tier 1 when MMA=0|1 -- k-slice staged in shared memory per step (MMA=3: always 64)
+// @autokernel tunable CLUSTER = 1 {1, 2} tier 1 when MMA=3 -- MMA=3: blocks per cluster along N; 2 multicasts the A tile they share (each block loads half)
+// @autokernel tunable THREAD_M = 4 {2, 4, 8} tier 2 when MMA=0 -- FMA path: rows of C per thread
+// @autokernel tunable THREAD_N = 4 {2, 4, 8} tier 2 when MMA=0 -- FMA path: columns of C per thread
+// @autokernel tunable STAGES = 4 {2, 3, 4, 5} tier 2 when MMA=3 -- MMA=3: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable WARP_M = 32 {16, 32, 64} tier 3 when MMA=1 -- WMMA path: rows of C per warp
+// @autokernel tunable WARP_N = 32 {16, 32, 64} tier 3 when MMA=1 -- WMMA path: columns of C per warp
+// @autokernel tunable TMA_STORE = 1 {0, 1} tier 3 when MMA=3 -- MMA=3: 1 the epilogue stages 64 x 64 blocks of C in swizzled shared memory and writes them with TMA stores, 0 direct bounds-checked stores
+// @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when MMA=3 -- MMA=3: tile rows per group of the persistent tile order (B tiles reused from L2)
 #include <autokernel/contract.cuh>
 
 #ifndef BLOCK_M

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <map>
 #include <memory>
 
@@ -107,14 +108,25 @@ EvaluationResult evaluate_request(const EvaluationRequest& req, GpuSession& gpu,
                                  std::string(to_string(*contract.type)) + " but was evaluated as " + std::string(to_string(req.type)),
                              t0);
 
-    // ---- compile and load, once per dtype
+    // ---- compile and load, once per dtype. The dtypes compile side by side (NVRTC is thread-safe and
+    // needs no GPU; a wgmma kernel takes over a second per dtype), then load here, in order.
     std::vector<DType> dtypes = req.dtypes;
     if (std::find(dtypes.begin(), dtypes.end(), req.timing_dtype) == dtypes.end()) dtypes.push_back(req.timing_dtype);
     std::map<DType, std::unique_ptr<CandidateModule>> modules;
     std::map<DType, std::string> cubins;
-    for (DType d : dtypes) {
-        if (progress) progress("compile", dtype_name(d) + " for " + gpu.arch());
-        Compiled c = compile_for(gpu, req, req.source, contract, d);
+    if (progress) {
+        std::string names;
+        for (DType d : dtypes) names += (names.empty() ? "" : ", ") + dtype_name(d);
+        progress("compile", names + " for " + gpu.arch());
+    }
+    std::vector<std::future<Compiled>> compiles;
+    for (DType d : dtypes)
+        compiles.push_back(std::async(std::launch::async, [&gpu, &req, &contract, d] {
+            return compile_for(gpu, req, req.source, contract, d);
+        }));
+    for (std::size_t i = 0; i < dtypes.size(); ++i) {
+        const DType d = dtypes[i];
+        Compiled c = compiles[i].get();
         res.compile.push_back(c.record);
         if (!c.record.ok)
             return compile_error(std::move(res), "NVRTC (" + dtype_name(d) + ", " + gpu.arch() + "):\n" + log_excerpt(c.record.log), t0);

@@ -127,6 +127,46 @@ TEST(ParseContract, DuplicatesAreErrorsNamingTheFirstLine) {
     EXPECT_EQ(c.tunables.size(), 1u);
 }
 
+// `when OTHER=V1|V2`: a tunable that only matters in some variants (the search leaves it alone elsewhere).
+TEST(ParseContract, WhenNamesTheTunableAndValuesUnderWhichATunableMatters) {
+    const auto c = parse_contract("// @autokernel tunable MMA = 0 {0, 1, 3} tier 1 -- structure\n"
+                                  "// @autokernel tunable STAGES = 4 {2, 4} tier 2 when MMA=3 -- ring depth\n"
+                                  "// @autokernel tunable BLOCK_K = 16 {16, 32} when MMA=0|1 tier 1\n"
+                                  "// @autokernel tunable VEC = 1 {1, 2}\n");
+    ASSERT_TRUE(c.ok()) << c.error_text("k.cu");
+    ASSERT_EQ(c.tunables.size(), 4u);
+    EXPECT_EQ(c.tunables[0].when, "");
+    EXPECT_TRUE(c.tunables[0].when_values.empty());
+    EXPECT_EQ(c.tunables[1].when, "MMA");
+    EXPECT_EQ(c.tunables[1].when_values, (std::vector<std::string>{"3"}));
+    EXPECT_EQ(c.tunables[1].tier, 2);
+    EXPECT_EQ(c.tunables[1].help, "ring depth");
+    EXPECT_EQ(c.tunables[2].when_values, (std::vector<std::string>{"0", "1"}));
+    EXPECT_EQ(c.tunables[2].tier, 1) << "'tier' may follow 'when'";
+    EXPECT_EQ(c.tunables[3].when, "");
+}
+
+TEST(ParseContract, AWhenThatCannotHoldIsAnErrorOnItsLine) {
+    const auto first = [](const std::string& text) {
+        const auto c = parse_contract(text);
+        return c.errors.empty() ? std::string("no error") : std::to_string(c.errors[0].line) + ": " + c.errors[0].message;
+    };
+    EXPECT_EQ(first("// @autokernel tunable A = 1 {1, 2}\n// @autokernel tunable B = 1 {1, 2} when C=1\n"),
+              "2: tunable B: 'when C=...': no tunable C is declared");
+    EXPECT_EQ(first("// @autokernel tunable A = 1 {1, 2}\n// @autokernel tunable B = 1 {1, 2} when A=3\n"),
+              "2: tunable B: 'when A=3': 3 is not in A's {1, 2}");
+    EXPECT_EQ(first("// @autokernel tunable B = 1 {1, 2} when B=1\n"), "1: tunable B: 'when' names the tunable itself");
+    EXPECT_EQ(first("// @autokernel tunable A = 1 {1, 2}\n// @autokernel tunable B = 1 {1, 2} when A=1\n"
+                    "// @autokernel tunable C = 1 {1, 2} when B=2\n"),
+              "3: tunable C: 'when B=...': B has a 'when' of its own (conditions do not chain)");
+    EXPECT_NE(first("// @autokernel tunable A = 1 {1} when A\n").find("expected 'when NAME=VALUE'"), std::string::npos);
+    EXPECT_NE(first("// @autokernel tunable A = 1 {1} when =1\n").find("expected 'when NAME=VALUE'"), std::string::npos);
+    EXPECT_NE(first("// @autokernel tunable A = 1 {1, 2}\n// @autokernel tunable B = 1 {1} when A=1||2\n")
+                  .find("value '' is empty or malformed"),
+              std::string::npos);
+    EXPECT_NE(first("// @autokernel tunable A = 1 {1} tier 1 tier 2\n").find("unexpected 'tier 2'"), std::string::npos);
+}
+
 TEST(SetTunable, RewritesOnlyThatValue) {
     const std::string source = kRmsnorm;
     const std::string changed = set_tunable(source, "VEC", "8");

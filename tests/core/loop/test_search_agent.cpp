@@ -288,6 +288,150 @@ TEST(SearchAgentSweep, PairsOnlyBuildOnNeighboursFasterThanTheBest) {
     EXPECT_NE(loop.last_failure.find("lookahead pairs"), std::string::npos) << loop.last_failure;
 }
 
+// ---- tunables that matter in one variant only (`when`) --------------------------------------------------
+
+// PATH switches the structure; THREADS matters only on path 0, STAGES and SPLIT only on path 1.
+const std::string kVariantSource =
+    "// @autokernel type rmsnorm\n"
+    "// @autokernel tunable PATH = 0 {0, 1} tier 1 -- structure\n"
+    "// @autokernel tunable THREADS = 256 {128, 256, 512} tier 1 when PATH=0 -- threads\n"
+    "// @autokernel tunable STAGES = 2 {2, 3, 4} tier 2 when PATH=1 -- ring depth\n"
+    "// @autokernel tunable SPLIT = 1 {1, 2} tier 3 when PATH=1 -- split\n"
+    "// @autokernel tunable PAD = 0 {0, 1} -- anywhere\n"
+    "extern \"C\" __global__ void ak_kernel0(ak_rmsnorm_args args) {}\n";
+
+TEST(SearchAgentSweep, LeavesATunableAloneWhileItsWhenDoesNotHold) {
+    // Path 1 is twice as fast and STAGES 3 faster still; everything else changes nothing.
+    SimulatedLoop loop(kVariantSource, [](const Config& c) -> std::optional<double> {
+        if (c.at("PATH") == "0") return 100.0;
+        return c.at("STAGES") == "3" ? 40.0 : 50.0;
+    });
+    SearchAgent agent(sweep_settings(loop));
+    loop.run(agent, 100);
+    // From the starter (path 0): PATH first, then STAGES (active now), never THREADS on path 1, never
+    // STAGES or SPLIT on path 0, and no return to path 0 carrying STAGES 3 (the starter's kernel again).
+    ASSERT_GE(loop.proposals.size(), 3u);
+    EXPECT_EQ(loop.proposals[0].description, "search: PATH 0->1 (tier 1)");
+    EXPECT_EQ(loop.outcomes[0], Outcome::Kept);
+    EXPECT_EQ(loop.proposals[1].description, "search: STAGES 2->3 (tier 2)");
+    EXPECT_EQ(loop.outcomes[1], Outcome::Kept);
+    EXPECT_EQ(loop.proposals[2].description, "search: STAGES 3->4 (tier 2)");
+    for (const auto& p : loop.proposals) {
+        const Config c = config_of(p.source);
+        if (c.at("PATH") == "1") {
+            EXPECT_EQ(c.at("THREADS"), "256") << p.description;
+        } else {
+            EXPECT_EQ(c.at("STAGES"), "2") << p.description;
+            EXPECT_EQ(c.at("SPLIT"), "1") << p.description;
+        }
+    }
+    // From the best (path 1, STAGES 3): STAGES 2 and 4, SPLIT 2 and PAD 1; path 0 is the starter again.
+    EXPECT_EQ(loop.proposals.size(), 5u);
+    EXPECT_TRUE(agent.exhausted(loop.context));
+    EXPECT_EQ(config_of(loop.context.best_source).at("STAGES"), "3");
+}
+
+TEST(SearchAgentSweep, APairCombinesAVariantSwitchWithTheKnobsOfTheNewVariant) {
+    // Path 1 alone is faster at the primary shape but reverted (it loses elsewhere) unless STAGES is 4:
+    // the pair must combine it with STAGES, a tunable that does nothing on the best's path 0.
+    SimulatedLoop loop(kVariantSource, [](const Config& c) -> std::optional<double> {
+        if (c.at("PATH") == "0") return 100.0;
+        return c.at("STAGES") == "4" ? 60.0 : 90.0;
+    });
+    loop.reverted_anyway = [](const Config& c) { return c.at("PATH") == "1" && c.at("STAGES") != "4"; };
+    SearchAgent agent(sweep_settings(loop));
+    loop.run(agent, 100);
+    bool kept_pair = false;
+    for (std::size_t i = 0; i < loop.proposals.size(); ++i)
+        if (loop.outcomes[i] == Outcome::Kept)
+            kept_pair = loop.proposals[i].description == "search: PATH 0->1, STAGES 2->4 (pair)";
+    EXPECT_TRUE(kept_pair);
+    EXPECT_EQ(config_of(loop.context.best_source).at("PATH"), "1");
+}
+
+TEST(SearchAgentEvolve, NeverProposesAConfigurationThatOnlyDiffersInTunablesWithoutEffect) {
+    // Path 0: THREADS x PAD = 6 kernels; path 1: STAGES x SPLIT x PAD = 12: 18 in all, the starter one.
+    SimulatedLoop loop(kVariantSource, [](const Config& c) -> std::optional<double> {
+        return c.at("PATH") == "1" ? 50.0 + std::stod(c.at("STAGES")) : 100.0 - std::stod(c.at("THREADS")) / 100;
+    });
+    SearchSettings s;
+    s.strategy = SearchStrategy::Evolve;
+    s.history_source = loop.history_source();
+    SearchAgent agent(s);
+    loop.run(agent, 200);
+    std::set<std::string> kernels;  // the values that matter
+    for (const auto& p : loop.proposals) {
+        const Config c = config_of(p.source);
+        const std::string key = c.at("PATH") == "0" ? "0/" + c.at("THREADS") + "/" + c.at("PAD")
+                                                    : "1/" + c.at("STAGES") + "/" + c.at("SPLIT") + "/" + c.at("PAD");
+        EXPECT_TRUE(kernels.insert(key).second) << "the same kernel twice: " << p.config_key;
+    }
+    EXPECT_EQ(kernels.size(), 17u);
+}
+
+TEST(SearchAgentSweep, TheMatmulStarterClimbsToTheWgmmaVariantWithoutIdleKnobs) {
+    // The matmul starter against a latency model of 4096^3 fp16 on an H200 (cuBLAS ~200 us): FMA and
+    // WMMA far behind, wgmma + TMA by the operand traffic of its tile, the TMA-store epilogue's gain with
+    // N = 256 (measured in the kern-matmul runs of 2026-12-02), ring depth, clusters. The search must
+    // switch the structure first (MMA before any tile), reach MMA=3 with 128 x 256 tiles and the
+    // TMA-store epilogue within 12 proposals (with BLOCK_M swept first it stops at 256 x 128: 256 rows
+    // rule out N = 256), and never spend an evaluation on a knob of another variant.
+    std::ifstream in(fs::path(AK_SOURCE_KERNELS_DIR) / "cuda" / "matmul.cu");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string source = text.str();
+    const KernelContract contract = parse_contract(source);
+    ASSERT_TRUE(contract.ok()) << contract.error_text("matmul.cu");
+    const auto model = [](const Config& c) -> std::optional<double> {
+        const double bm = std::stod(c.at("BLOCK_M")), bn = std::stod(c.at("BLOCK_N"));
+        const double reuse = 1.0 + 30.0 * (bm + bn) / (bm * bn);  // operand traffic per FLOP of a tile
+        if (c.at("MMA") == "0") {
+            if (bm * bn / (std::stod(c.at("THREAD_M")) * std::stod(c.at("THREAD_N"))) > 1024) return std::nullopt;
+            return 6000.0 * reuse;
+        }
+        if (c.at("MMA") == "1") return 3000.0 * reuse;
+        if (bm < 64 || bn < 64 || (bm == 256 && bn > 128)) return std::nullopt;  // the kernel's static_asserts
+        double t = 200.0 * reuse;
+        // m64n256 with the TMA-store epilogue: 28.6 us at 2048^3 against 34.8 with direct stores and
+        // 36 us for 256 x 128 (H200, fp16).
+        if (bn == 256) t *= c.at("TMA_STORE") == "1" ? 0.82 : 1.0;
+        static const std::map<std::string, double> stages = {{"2", 1.4}, {"3", 1.05}, {"4", 1.0}, {"5", 1.01}};
+        t *= stages.at(c.at("STAGES"));
+        if (c.at("CLUSTER") == "2") t *= 1.8;
+        if (c.at("GROUP_M") != "8") t *= 1.02;
+        return t;
+    };
+    SimulatedLoop loop(source, model);
+    loop.context.kernel = KernelEntry{"matmul", "matmul", "", 0.0};
+    loop.context.kernel_file = "kernels/matmul.cu";
+    SearchAgent agent(sweep_settings(loop));
+    loop.run(agent, 12);
+    ASSERT_GE(loop.proposals.size(), 2u);
+    EXPECT_EQ(loop.proposals[0].description, "search: MMA 0->1 (tier 1)");
+    EXPECT_EQ(loop.proposals[1].description, "search: MMA 1->3 (tier 1)");
+    const Config best = config_of(loop.context.best_source);
+    EXPECT_EQ(best.at("MMA"), "3");
+    EXPECT_EQ(best.at("BLOCK_M"), "128");
+    EXPECT_EQ(best.at("BLOCK_N"), "256");
+    EXPECT_EQ(best.at("TMA_STORE"), "1");
+    EXPECT_NEAR(loop.best_latency, 200.0 * (1.0 + 30.0 * 384.0 / 32768.0) * 0.82, 1e-9);
+    // Then on to the end of the sweep: no proposal carries a changed value of a knob its own variant
+    // ignores (each would be an evaluation of a kernel already measured).
+    loop.run(agent, 200);
+    for (const auto& p : loop.proposals) {
+        const Config c = config_of(p.source);
+        const KernelContract pc = parse_contract(p.source);
+        for (const auto& t : pc.tunables) {
+            if (!t.when.empty() && !std::count(t.when_values.begin(), t.when_values.end(), c.at(t.when))) {
+                EXPECT_EQ(t.value, contract.find(t.name)->value)
+                    << p.description << ": " << t.name << " does nothing under " << t.when << "=" << c.at(t.when);
+            }
+        }
+    }
+    EXPECT_TRUE(agent.exhausted(loop.context));
+    EXPECT_LT(loop.proposals.size(), 40u) << "the whole sweep of the MMA=3 variant";
+}
+
 TEST(SearchAgent, OnlyTheSweepIsABoundedSearch) {
     SimulatedLoop loop(kSource, flat);
     SearchAgent sweep(sweep_settings(loop));
@@ -644,8 +788,11 @@ TEST(SearchAgentSweep, SweepsEveryStarterKernelThroughAllItsSingleChanges) {
         const std::string source = text.str();
         const KernelContract contract = parse_contract(source);
         ASSERT_TRUE(contract.ok()) << entry.path() << "\n" << contract.error_text(entry.path().string());
+        // Every value of every tunable that matters in the starter's own variant (its `when` holds there).
         std::size_t expected = 0;
-        for (const auto& t : contract.tunables) expected += t.allowed.size() - 1;
+        for (const auto& t : contract.tunables)
+            if (t.when.empty() || std::count(t.when_values.begin(), t.when_values.end(), contract.find(t.when)->value))
+                expected += t.allowed.size() - 1;
         SimulatedLoop loop(source, flat);
         loop.context.kernel.name = entry.path().stem().string();
         loop.context.kernel.type = std::string(to_string(*contract.type));

@@ -1,5 +1,8 @@
 // The nine kernel-type adapters (core/engine/evaluator/adapters/), on the CPU: inputs are drawn with a
-// CPU generator, so on a machine without a GPU they stay on the CPU and everything here runs.
+// CPU generator, so on a machine without a GPU they stay on the CPU and everything here runs. On a
+// machine with one, the adapters put the inputs on the GPU (adapter_support.h): the independent
+// computations here copy what they read to the CPU (f64, f64_of), and the buffers a test allocates
+// live beside the inputs.
 //   - every input kind stays finite in every dtype, and so does the true result (inside fp16's range);
 //   - the adversarial inputs really are adversarial (the property each kind is meant to have);
 //   - the references compute the contract's formula (checked against independent fp64 computations);
@@ -32,7 +35,8 @@ constexpr at::ScalarType kDtypes[] = {at::kHalf, at::kBFloat16, at::kFloat};
 
 at::Generator cpu_generator(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
 
-at::Tensor f64_of(const at::Tensor& t) { return t.to(at::kDouble); }
+// fp64 on the CPU, wherever `t` lives.
+at::Tensor f64_of(const at::Tensor& t) { return t.to(at::kCPU, at::kDouble); }
 
 std::string describe(KernelType t, const Shape& s, at::ScalarType dtype, InputKind kind) {
     return std::string(to_string(t)) + " " + to_string(s) + " " + c10::toString(dtype) +
@@ -164,24 +168,45 @@ TEST_P(EveryAdapter, BaselinePassesTheToleranceOnBothInputKinds) {
 }
 
 // The baselines the timing runs side by side: by default the adapter's baseline under its own name.
-// flash_attention times every fused SDPA backend that accepts CUDA inputs; CPU tensors have none, so it
-// falls back to the plain SDPA call and names torch's pick. Every route computes the problem.
+// flash_attention times every fused SDPA backend that accepts CUDA inputs, each named "SDPA <backend>",
+// the one torch picks marked ", SDPA's pick"; CPU tensors (no GPU here) have none, so it falls back to
+// the plain SDPA call and names torch's pick. Every route computes the problem; the route that is the
+// baseline's own call gives its result bit for bit.
 TEST_P(EveryAdapter, BaselineRoutesComputeTheProblemUnderTheBaselinesName) {
     const Problem p{kernel_type_info(GetParam()).smoke, at::kFloat};
     at::Generator gen = cpu_generator(5);
     const std::vector<at::Tensor> inputs = adapter->make_inputs(p, InputKind::Regular, gen);
     const std::vector<BaselineRoute> routes = adapter->baseline_routes(p, inputs);
-    ASSERT_EQ(routes.size(), 1u) << "CPU tensors offer one route";
-    if (GetParam() == KernelType::FlashAttention) {
-        EXPECT_EQ(routes[0].name, adapter->baseline_name() + " (" + sdpa_backend_name(p, inputs) + ")");
+    const bool sdpa_backends = GetParam() == KernelType::FlashAttention && inputs[0].is_cuda();
+    ASSERT_GE(routes.size(), 1u);
+    std::size_t baseline_route = 0;
+    if (sdpa_backends) {
+        const std::string pick = sdpa_backend_name(p, inputs);
+        int picked = 0;
+        for (std::size_t i = 0; i < routes.size(); ++i) {
+            EXPECT_EQ(routes[i].name.rfind("SDPA ", 0), 0u) << routes[i].name;
+            if (routes[i].name == "SDPA " + pick + ", SDPA's pick") {
+                ++picked;
+                baseline_route = i;
+            }
+        }
+        EXPECT_EQ(picked, 1) << "torch's pick (" << pick << ") is one of the timed backends, named once";
     } else {
-        EXPECT_EQ(routes[0].name, adapter->baseline_name());
+        ASSERT_EQ(routes.size(), 1u) << "one route: the baseline";
+        if (GetParam() == KernelType::FlashAttention) {
+            EXPECT_EQ(routes[0].name, adapter->baseline_name() + " (" + sdpa_backend_name(p, inputs) + ")");
+        } else {
+            EXPECT_EQ(routes[0].name, adapter->baseline_name());
+        }
     }
     const at::Tensor ref = adapter->reference(p, inputs);
-    const at::Tensor out = routes[0].run(inputs);
-    ASSERT_EQ(out.numel(), ref.numel());
-    EXPECT_LE(worst_excess(out.reshape(ref.sizes()), ref, adapter->tolerance(p)), 0.0);
-    EXPECT_TRUE(at::equal(out, adapter->baseline(p, inputs))) << "the route is the baseline call";
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+        const at::Tensor out = routes[i].run(inputs);
+        ASSERT_EQ(out.numel(), ref.numel()) << routes[i].name;
+        EXPECT_LE(worst_excess(out.reshape(ref.sizes()), ref, adapter->tolerance(p)), 0.0) << routes[i].name;
+    }
+    EXPECT_TRUE(at::equal(routes[baseline_route].run(inputs), adapter->baseline(p, inputs)))
+        << routes[baseline_route].name << " is the baseline's call";
 }
 
 // The same seed gives the same inputs, another seed other inputs (each case's seed is recorded).
@@ -212,7 +237,7 @@ TEST_P(EveryAdapter, RejectsTheWrongArgumentStructSize) {
 
 namespace {
 
-at::Tensor f64(const at::Tensor& t) { return t.to(at::kDouble); }
+at::Tensor f64(const at::Tensor& t) { return f64_of(t); }
 
 void expect_close(const at::Tensor& a, const at::Tensor& b, double tol = 1e-10) {
     ASSERT_EQ(a.sizes(), b.sizes());
@@ -315,7 +340,7 @@ TEST(AdapterReference, RotaryRotatesEachPairByItsAngle) {
     const Problem p{{{1, 2, 5, 8}}, at::kFloat};
     at::Generator gen = cpu_generator(9);
     const auto in = adapter->make_inputs(p, InputKind::Adversarial, gen);
-    const at::Tensor ref = adapter->reference(p, in);
+    const at::Tensor ref = f64(adapter->reference(p, in));  // accessors read host memory
     // Element by element: (x_i, x_{i+4}) rotated by the angle whose cos / sin the tables hold.
     const at::Tensor x64 = f64(in[0]), c64 = f64(in[1]), s64 = f64(in[2]);
     const auto x = x64.accessor<double, 4>();
@@ -690,9 +715,12 @@ TEST(AdapterLibraryStages, FusedMlpGemmsAroundAnActivationGiveTheReference) {
         at::Generator gen = cpu_generator(40);
         CaseTensors t;
         t.inputs = adapter->make_inputs(p, InputKind::Adversarial, gen);
-        t.output = at::full({9, 24}, std::numeric_limits<double>::quiet_NaN(), at::TensorOptions().dtype(dtype));
+        // The output and the workspace beside the inputs (on the GPU when the machine has one).
+        const at::Device device = t.inputs[0].device();
+        t.output = at::full({9, 24}, std::numeric_limits<double>::quiet_NaN(),
+                            at::TensorOptions().dtype(dtype).device(device));
         const int64_t esize = static_cast<int64_t>(c10::elementSize(dtype));
-        t.workspace = at::zeros({3 * 9 * 40 * esize + 64}, at::kByte);
+        t.workspace = at::zeros({3 * 9 * 40 * esize + 64}, at::TensorOptions().dtype(at::kByte).device(device));
 
         ak_fused_mlp_args a{};
         adapter->fill_args(&a, sizeof a, p, t);
@@ -701,8 +729,8 @@ TEST(AdapterLibraryStages, FusedMlpGemmsAroundAnActivationGiveTheReference) {
 
         adapter->library_stage(AK_LIB_MLP_GATE_UP_GEMM, p, t);
         // The activation stage a candidate's kernel would run: hidden = silu(gate) * up.
-        const at::Tensor gate_up = at::from_blob(a.gate_up, {9, 80}, at::TensorOptions().dtype(dtype));
-        const at::Tensor hidden = at::from_blob(a.hidden, {9, 40}, at::TensorOptions().dtype(dtype));
+        const at::Tensor gate_up = at::from_blob(a.gate_up, {9, 80}, at::TensorOptions().dtype(dtype).device(device));
+        const at::Tensor hidden = at::from_blob(a.hidden, {9, 40}, at::TensorOptions().dtype(dtype).device(device));
         hidden.copy_(at::silu(gate_up.narrow(1, 0, 40).to(at::kFloat)) * gate_up.narrow(1, 40, 40).to(at::kFloat));
         adapter->library_stage(AK_LIB_MLP_DOWN_GEMM, p, t);
 

@@ -10,6 +10,7 @@
 #include "profile/chrome_trace.h"
 #include "profile/profile_json.h"
 #include "profile/profile_report.h"
+#include "profiler/input_spec.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -49,8 +50,9 @@ what to profile (one of):
       --dtype DTYPE     fp16, bf16 or fp32 (default fp16)
       --mode MODE       inference or training (default inference)
   --torchscript FILE.pt a TorchScript module (torch.jit.trace / torch.jit.script, then save)
-      --input SPEC      one per forward() argument, in order: dims and dtype, e.g. 8x1024:int64 or
-                        4x3x224x224:fp16 (dtypes: fp16, bf16, fp32, fp64, int64, int32, bool)
+      --input SPEC      one per forward() argument, in order: DIMS:DTYPE[:LOW-HIGH], e.g. 8x1024:int64,
+                        8x1024:int64:0-50257 (integer values drawn from [LOW, HIGH)) or 4x3x224x224:fp16
+                        (dtypes: fp16, bf16, fp32, fp64, int64, int32, int8, uint8, bool)
   -- COMMAND ...        any CUDA program, through a CUPTI injection library. Only one CUPTI client can
                         attach to a process: not together with torch.profiler, nsys or ncu.
   --show PROFILE.json   report an existing profile (no GPU needed)
@@ -66,7 +68,6 @@ options:
 exit status: 0 ok, 1 the profiler failed, 2 no GPU or driver, 64 usage error
 )";
 
-constexpr std::array<std::string_view, 7> kInputDtypes{"fp16", "bf16", "fp32", "fp64", "int64", "int32", "bool"};
 
 int positive_int(const Arguments& a, const std::string& option, int fallback, int minimum = 1) {
     const auto text = a.value(option);
@@ -77,18 +78,13 @@ int positive_int(const Arguments& a, const std::string& option, int fallback, in
     return static_cast<int>(*v);
 }
 
-// "8x1024:int64": positive dims joined by 'x', a colon, a dtype.
+// An --input spec, checked by the profiler's own parser (profiler/input_spec.h), so what the CLI accepts
+// is exactly what autokernel-profiler accepts: "8x1024:int64", "8x1024:int64:0-50257", "2x3:uint8".
 void check_input_spec(const Arguments& a, const std::string& spec) {
-    const std::size_t colon = spec.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size())
-        a.fail("--input " + spec + ": write DIMS:DTYPE, e.g. 8x1024:int64");
-    const std::string dtype = spec.substr(colon + 1);
-    if (std::find(kInputDtypes.begin(), kInputDtypes.end(), dtype) == kInputDtypes.end())
-        a.fail("--input " + spec + ": unknown dtype '" + dtype + "' (fp16, bf16, fp32, fp64, int64, int32, bool)");
-    for (const auto part : split(std::string_view(spec).substr(0, colon), 'x')) {
-        const auto v = parse_int(part);
-        if (!v || *v <= 0)
-            a.fail("--input " + spec + ": '" + std::string(part) + "' is not a positive dimension");
+    try {
+        (void)profiler::parse_input_spec(spec);
+    } catch (const Error& e) {
+        a.fail(e.what());
     }
 }
 

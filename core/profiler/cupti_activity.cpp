@@ -35,10 +35,35 @@ State& state() {
 std::atomic<bool> g_running{false};
 std::atomic<bool> g_closed{false};
 bool g_callbacks_registered = false;
+std::atomic<Attribution> g_attribution{Attribution::ApiRecords};
+CUpti_SubscriberHandle g_subscriber = nullptr;
+
+// Attribution::ApiCallbacks: this thread's open ops (innermost last) and the (correlation id, op id) pairs
+// the API callbacks noted, from every thread, until take().
+thread_local std::vector<std::uint64_t> t_ops;
+struct Noted {
+    std::mutex mutex;
+    std::vector<std::pair<uint32_t, uint64_t>> pairs;
+};
+Noted& noted() {
+    static Noted* n = new Noted;  // never deleted (State)
+    return *n;
+}
+
+void CUPTIAPI on_api(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+    if (t_ops.empty()) return;
+    const auto* d = static_cast<const CUpti_CallbackData*>(data);
+    if (d->callbackSite != CUPTI_API_ENTER) return;
+    Noted& n = noted();
+    std::lock_guard lock(n.mutex);
+    n.pairs.emplace_back(d->correlationId, t_ops.back());
+}
 
 // External correlation records are emitted for API records, so the launching API calls are recorded too:
 // the runtime's and the driver's (cuBLASLt launches through the driver). $AK_PROFILER_API_RECORDS=runtime,
 // driver or none narrows that (an overhead experiment; attribution may suffer).
+// With Attribution::ApiCallbacks only the first three are enabled (kinds_now()).
 std::vector<CUpti_ActivityKind> activity_kinds() {
     std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                              CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
@@ -51,6 +76,11 @@ std::vector<CUpti_ActivityKind> activity_kinds() {
 const std::vector<CUpti_ActivityKind>& kinds() {
     static const auto* k = new std::vector<CUpti_ActivityKind>(activity_kinds());  // never deleted (State)
     return *k;
+}
+const std::vector<CUpti_ActivityKind>& kinds_now() {
+    static const auto* k = new std::vector<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                                               CUPTI_ACTIVITY_KIND_MEMSET};  // never deleted
+    return g_attribution == Attribution::ApiCallbacks ? *k : kinds();
 }
 
 CUpti_ExternalCorrelationKind cupti_kind(ExternalKind k) {
@@ -181,16 +211,35 @@ std::string demangle(const char* name) {
     return status == 0 && out ? std::string(out.get()) : std::string(name);
 }
 
-void CuptiActivity::start() {
+Attribution attribution_from_environment() {
+    const char* env = std::getenv("AK_PROFILER_ATTRIBUTION");
+    const std::string v = env ? env : "";
+    if (v.empty() || v == "records") return Attribution::ApiRecords;
+    if (v == "callbacks") return Attribution::ApiCallbacks;
+    throw Error(ErrorKind::Usage, "AK_PROFILER_ATTRIBUTION=" + v + ": expected records or callbacks");
+}
+
+void CuptiActivity::start(Attribution attribution) {
     if (g_running || g_closed) return;
     if (!g_callbacks_registered) {
         check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
         g_callbacks_registered = true;
     }
-    for (CUpti_ActivityKind k : kinds()) {
+    g_attribution = attribution;
+    if (attribution == Attribution::ApiCallbacks && !g_subscriber) {
+        check(cuptiSubscribe(&g_subscriber, on_api, nullptr), "cuptiSubscribe");
+        CUptiResult r = cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+        if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+        if (r != CUPTI_SUCCESS) {
+            cuptiUnsubscribe(g_subscriber);
+            g_subscriber = nullptr;
+            check(r, "cuptiEnableDomain");
+        }
+    }
+    for (CUpti_ActivityKind k : kinds_now()) {
         const CUptiResult r = cuptiActivityEnable(k);
         if (r != CUPTI_SUCCESS) {
-            for (CUpti_ActivityKind d : kinds()) cuptiActivityDisable(d);
+            for (CUpti_ActivityKind d : kinds_now()) cuptiActivityDisable(d);
             check(r, "cuptiActivityEnable");
         }
     }
@@ -200,8 +249,12 @@ void CuptiActivity::start() {
 void CuptiActivity::stop() {
     if (!g_running) return;
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    for (CUpti_ActivityKind k : kinds()) cuptiActivityDisable(k);
+    for (CUpti_ActivityKind k : kinds_now()) cuptiActivityDisable(k);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (g_subscriber) {
+        cuptiUnsubscribe(g_subscriber);
+        g_subscriber = nullptr;
+    }
     g_running = false;
 }
 
@@ -220,6 +273,10 @@ ActivityData CuptiActivity::take() {
     std::lock_guard lock(st.mutex);
     ActivityData out = std::move(st.data);
     st.data = ActivityData{};
+    Noted& n = noted();
+    std::lock_guard noted_lock(n.mutex);
+    for (const auto& [correlation, op] : n.pairs) out.op_of_correlation[correlation] = op;
+    n.pairs.clear();
     return out;
 }
 
@@ -230,10 +287,18 @@ std::uint64_t CuptiActivity::timestamp_ns() {
 }
 
 void CuptiActivity::push_external(ExternalKind kind, std::uint64_t id) {
+    if (kind == ExternalKind::Op && g_attribution == Attribution::ApiCallbacks) {
+        t_ops.push_back(id);
+        return;
+    }
     cuptiActivityPushExternalCorrelationId(cupti_kind(kind), id);
 }
 
 void CuptiActivity::pop_external(ExternalKind kind) {
+    if (kind == ExternalKind::Op && g_attribution == Attribution::ApiCallbacks) {
+        if (!t_ops.empty()) t_ops.pop_back();
+        return;
+    }
     uint64_t id = 0;
     cuptiActivityPopExternalCorrelationId(cupti_kind(kind), &id);
 }

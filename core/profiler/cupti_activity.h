@@ -31,12 +31,24 @@ struct ActivityData {
     std::uint64_t dropped = 0;                                              // records CUPTI could not store
 };
 
+// How a kernel learns the op (ExternalKind::Op id) that launched it:
+//  ApiRecords: CUPTI's external correlation records, which CUPTI writes beside an activity record of every
+//              runtime and driver API call (both kinds enabled: cuBLASLt launches through the driver);
+//  ApiCallbacks: a CUPTI callback at the entry of every runtime and driver API call notes the call's
+//              correlation id with the op on top of this thread's stack (kept here, not in CUPTI); no API
+//              activity records, no external correlation records. Takes the process's one CUPTI
+//              subscriber, so not for the injection library (it subscribes to NVTX).
+enum class Attribution { ApiRecords, ApiCallbacks };
+
+// $AK_PROFILER_ATTRIBUTION: "records" (the default) or "callbacks"; anything else throws ak::Error(Usage).
+Attribution attribution_from_environment();
+
 class CuptiActivity {
 public:
     // Registers the buffer callbacks (once) and enables the activity kinds. Throws ak::Error(Gpu) with
     // CUPTI's error text; for CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED and the like it adds that only
     // one CUPTI client can attach to a process.
-    static void start();
+    static void start(Attribution attribution = Attribution::ApiRecords);
     // Flushes every buffer (waits for the GPU's records) and disables the kinds. Never throws.
     static void stop();
     // Flushes completed buffers without disabling (nothing when not running).

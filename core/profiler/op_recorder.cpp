@@ -1,6 +1,7 @@
 #include "profiler/op_recorder.h"
 
 #include "profiler/cupti_activity.h"
+#include "util/error.h"
 
 #include <ATen/record_function.h>
 #include <ATen/core/ivalue.h>
@@ -25,8 +26,8 @@ std::atomic<bool> g_torchscript_modules{false};
 std::mutex g_mutex;
 std::vector<profile::OpCall> g_ops;
 bool g_installed = false;
-bool g_record_inputs = true;
-at::CallbackHandle g_handle = 0;
+at::CallbackHandle g_handle_inputs = 0;  // needsInputs(true)
+at::CallbackHandle g_handle_plain = 0;   // needsInputs(false): RecordFunction copies no inputs
 
 // What a forward op hands on to the backward ops of its autograd node.
 struct ForwardContext {
@@ -133,7 +134,7 @@ void add_inputs(const at::RecordFunction& fn, std::vector<profile::TensorArg>& o
     }
 }
 
-std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn, bool record_inputs) {
     const int iteration = g_iteration.load(std::memory_order_relaxed);
     if (iteration < 0) return nullptr;
     auto ctx = std::make_unique<Context>();
@@ -179,7 +180,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     for (const auto& f : t_frames)
         if (f.kind == Frame::Op) op.stack.push_back(f.name);
     op.stack.push_back(op.name);
-    if (!backward && g_record_inputs) add_inputs(fn, op.inputs);
+    if (!backward && record_inputs) add_inputs(fn, op.inputs);
     if (!backward && fn.seqNr() >= 0) {
         std::lock_guard lock(g_forward_mutex);
         g_forward[{fn.threadId(), fn.seqNr()}] = ForwardContext{op.module_path, patterns_now()};
@@ -205,25 +206,57 @@ void on_end(const at::RecordFunction&, at::ObserverContext* raw) {
     if (ctx->pushed_inherited && !t_frames.empty()) t_frames.pop_back();
 }
 
+std::unique_ptr<at::ObserverContext> on_start_with_inputs(const at::RecordFunction& fn) { return on_start(fn, true); }
+std::unique_ptr<at::ObserverContext> on_start_plain(const at::RecordFunction& fn) { return on_start(fn, false); }
+
 }  // namespace
+
+InputCapture input_capture_from_environment() {
+    const char* env = std::getenv("AK_PROFILER_RECORD_INPUTS");
+    const std::string v = env ? env : "";
+    if (v.empty() || v == "once") return InputCapture::Once;
+    if (v == "1" || v == "every") return InputCapture::Every;
+    if (v == "0" || v == "none") return InputCapture::None;
+    throw Error(ErrorKind::Usage, "AK_PROFILER_RECORD_INPUTS=" + v + ": expected once, every (1) or none (0)");
+}
 
 void OpRecorder::install(bool torchscript_modules) {
     g_torchscript_modules = torchscript_modules;
     if (g_installed) return;
-    // $AK_PROFILER_RECORD_INPUTS=0 records no input shapes (an overhead experiment: the ranking needs them).
-    const char* inputs_env = std::getenv("AK_PROFILER_RECORD_INPUTS");
-    g_record_inputs = !(inputs_env && std::string(inputs_env) == "0");
-    g_handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).needsInputs(g_record_inputs).needsIds(true));
-    at::disableCallback(g_handle);
+    g_handle_inputs = at::addGlobalCallback(at::RecordFunctionCallback(on_start_with_inputs, on_end).needsInputs(true).needsIds(true));
+    at::disableCallback(g_handle_inputs);
+    g_handle_plain = at::addGlobalCallback(at::RecordFunctionCallback(on_start_plain, on_end).needsInputs(false).needsIds(true));
+    at::disableCallback(g_handle_plain);
     g_installed = true;
 }
 
-void OpRecorder::enable() {
-    if (g_installed) at::reenableCallback(g_handle);
+void OpRecorder::enable(bool with_inputs) {
+    if (!g_installed) return;
+    at::disableCallback(with_inputs ? g_handle_plain : g_handle_inputs);
+    at::reenableCallback(with_inputs ? g_handle_inputs : g_handle_plain);
 }
 
 void OpRecorder::disable() {
-    if (g_installed) at::disableCallback(g_handle);
+    if (!g_installed) return;
+    at::disableCallback(g_handle_inputs);
+    at::disableCallback(g_handle_plain);
+}
+
+int copy_template_inputs(std::vector<profile::OpCall>& ops, const std::vector<profile::OpCall>& template_ops) {
+    std::map<int, std::vector<profile::OpCall*>> by_iteration;  // recording order within each iteration
+    for (auto& op : ops) by_iteration[op.iteration].push_back(&op);
+    int mismatched = 0;
+    for (auto& [iteration, list] : by_iteration) {
+        bool same = list.size() == template_ops.size();
+        for (size_t i = 0; same && i < list.size(); ++i) same = list[i]->name == template_ops[i].name;
+        if (!same) {
+            ++mismatched;
+            continue;
+        }
+        for (size_t i = 0; i < list.size(); ++i)
+            if (list[i]->inputs.empty()) list[i]->inputs = template_ops[i].inputs;
+    }
+    return mismatched;
 }
 
 void OpRecorder::set_iteration(int iteration) { g_iteration = iteration; }

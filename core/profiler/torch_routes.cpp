@@ -82,14 +82,20 @@ profile::Profile measure(const std::function<void()>& step, const ProfilerOption
         unprofiled.push_back(ms_between(t0, Clock::now()));
     }
 
-    CuptiActivity::start();
-    OpRecorder::set_iteration(-1);
-    OpRecorder::enable();
-    // One profiled iteration that is not kept: CUPTI's and the callbacks' first-use costs.
+    const InputCapture inputs = input_capture_from_environment();
+    CuptiActivity::start(attribution_from_environment());
+    // One profiled iteration whose kernels are not kept: CUPTI's and the callbacks' first-use costs. With
+    // InputCapture::Once its ops, recorded with their inputs, are the template of the measured iterations.
+    (void)OpRecorder::take();
+    OpRecorder::set_iteration(inputs == InputCapture::Once ? o.iterations : -1);
+    OpRecorder::enable(inputs != InputCapture::None);
     step();
     sync();
+    OpRecorder::set_iteration(-1);
     CuptiActivity::flush();
     (void)CuptiActivity::take();
+    const std::vector<profile::OpCall> template_ops = OpRecorder::take();
+    OpRecorder::enable(inputs == InputCapture::Every);
 
     std::vector<IterationWindow> windows;
     std::vector<double> profiled;
@@ -123,12 +129,17 @@ profile::Profile measure(const std::function<void()>& step, const ProfilerOption
     p.origin = std::move(origin);
     ActivityData data = CuptiActivity::take();
     std::vector<profile::OpCall> ops = OpRecorder::take();
+    int unmatched = 0;
+    if (inputs == InputCapture::Once) unmatched = copy_template_inputs(ops, template_ops);
     std::cerr << "autokernel-profiler: CUPTI delivered " << data.kernels.size() << " kernels, " << data.memory.size()
               << " memory records, " << data.op_of_correlation.size() << " op correlations (" << data.dropped
               << " dropped); " << ops.size() << " op calls recorded\n";
     assemble_profile(p, std::move(data), std::move(ops), windows);
     p.overhead = profile::Overhead{median(profiled), median(unprofiled)};
     if (p.kernels.empty()) p.warnings.push_back("no kernel was recorded in the measured iterations");
+    if (unmatched > 0)
+        p.warnings.push_back(std::to_string(unmatched) + " measured iteration(s) ran other ops than the one whose inputs were "
+                                                         "recorded; their ops carry no input shapes (AK_PROFILER_RECORD_INPUTS=every records them all)");
     return p;
 }
 

@@ -16,10 +16,17 @@
 #      crash: AK_INJECT_TRACE=1 (each step of the library, a backtrace on SIGSEGV), python -X faulthandler,
 #      the bisecting switches (AK_INJECT_EXIT_FLUSH=0, AK_INJECT_CONTEXT_FLUSH=0, AK_INJECT_NVTX=0), gdb when
 #      the machine has it, LD_DEBUG=bindings of the library's symbols.
-# Parts: AK_PROFILER_PARTS (default below) picks "debug models torchscript inject overhead names tests".
+#   events: test_profiler_gpu's KernelTimeAgreesWithCudaEvents alone;
+#   bisect: the injection library as it was before the exit fix (scripts/gpu-jobs/profiler/old-inject/, the
+#      sources of commit acd5adb, built here against this build's static libraries) and today's sources
+#      built the old way (the host's libstdc++), on python + torch: which change removed the crash;
+#   overhead2: llama-160m fp16 inference profiled with input capture every iteration / once, and with
+#      kernel attribution by API records / API callbacks (AK_PROFILER_RECORD_INPUTS, AK_PROFILER_ATTRIBUTION).
+# Parts: AK_PROFILER_PARTS (default below) picks "debug events bisect overhead2 models torchscript inject
+# overhead names tests".
 # Usage: scripts/gpu-jobs/profiler.sh BIN_DIR. Writes everything under $OUT/profiler/; prints the summary last.
 # targets: autokernel-profiler autokernel-inject test_profiler_gpu test_profiler autokernel
-# cap: 40 seconds
+# cap: 50 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: profiler.sh BIN_DIR}" && pwd)
@@ -41,7 +48,7 @@ prof=$bin/autokernel-profiler
 export AK_INJECT_LIBRARY=${AK_INJECT_LIBRARY:-$(dirname "$bin")/lib/libautokernel-inject.so}
 export AK_TEST_PYTHON=$py
 
-parts=${AK_PROFILER_PARTS:-debug}
+parts=${AK_PROFILER_PARTS:-events bisect overhead2}
 want() { [[ " $parts " == *" $1 "* ]]; }
 want models || want tests || reserve=3
 profiles=()
@@ -120,6 +127,69 @@ if want debug; then
     grep -o " to [^ ]*" "$out/debug-ld-bindings.txt" | sort | uniq -c | sort -rn | head -8
     grep -E "libtorch|libc10|St10filesystem|cxx11" "$out/debug-ld-bindings.txt" | head -8
   fi
+fi
+
+if want events; then
+  say "events: kernel time vs CUDA events (GPU-bound llama-7b-layers, batch 32)"
+  timeout -k 2 $(( $(left) > 25 ? 25 : $(left) )) "$bin/test_profiler_gpu" --gtest_filter=ProfilerGpu.KernelTimeAgreesWithCudaEvents > "$out/events-test.log" 2>&1
+  echo "events test: exit $?"; grep -E "^\[events\]|OK \]|FAILED|Failure|Expected|Which is|actual|<=|>=" "$out/events-test.log" | head -40
+fi
+
+if want bisect; then
+  say "bisect: the old injection library and today's built with the host's libstdc++"
+  lib=$(dirname "$bin")/lib
+  build_variant() {  # build_variant NAME SOURCE_ROOT (holding profiler/*.cpp) [more g++ flags]
+    local name=$1 src=$2; shift 2
+    g++ -std=c++20 -O1 -g -fPIC -shared -fvisibility=hidden "$@" -I"$src" -I"$root/core" -isystem /usr/local/cuda/include \
+      "$src/profiler/injection.cpp" "$src/profiler/cupti_activity.cpp" -o "$work/lib$name.so" -Wl,--no-undefined -Wl,--as-needed \
+      -Wl,--start-group "$lib/libak_profiler_core.a" "$lib/libak_profiler_args.a" "$lib/libak_profile.a" "$lib/libak_analysis.a" \
+      "$lib/libak_gpu.a" "$lib/libak_util.a" -Wl,--end-group -L/usr/local/cuda/lib64 -lcupti -ldl > "$out/bisect-build-$name.log" 2>&1 ||
+      { echo "build of $name failed:"; tail -8 "$out/bisect-build-$name.log"; }
+  }
+  mkdir -p "$work/today/profiler" && cp "$root"/core/profiler/{injection.cpp,cupti_activity.cpp,cupti_activity.h} "$work/today/profiler/"
+  build_variant old-inject "$here/old-inject" & build_variant today-shared-runtime "$work/today" & wait
+  printf 'import torch\nx = torch.ones(1, device="cuda")\ntorch.cuda.synchronize()\nprint("minimal: ok", float(x.sum()))\n' > "$work/minimal.py"
+  if [[ -f $work/libold-inject.so ]]; then
+    inject old-minimal 10 CUDA_INJECTION64_PATH="$work/libold-inject.so" -- $py -X faulthandler "$work/minimal.py"; rc_old=$?
+    if (( rc_old == 0 )); then inject old-train 16 CUDA_INJECTION64_PATH="$work/libold-inject.so" -- $py -X faulthandler "$here/train_small.py"; rc_old=$?; bis=$here/train_small.py; else bis=$work/minimal.py; fi
+    if (( rc_old != 0 )) && [[ -f $work/libtoday-shared-runtime.so ]]; then
+      inject today-shared-runtime 16 CUDA_INJECTION64_PATH="$work/libtoday-shared-runtime.so" -- $py "$bis"
+      inject old-no-nvtx-env 16 CUDA_INJECTION64_PATH="$work/libold-inject.so" NVTX_INJECTION64_PATH=/nonexistent -- $py "$bis"
+    fi
+  fi
+fi
+
+if want overhead2; then
+  say "overhead2: input capture every iteration vs once; attribution by API records vs callbacks (llama-160m fp16, batch 8)"
+  exp=()
+  for v in every:records once:records once:callbacks every:callbacks; do
+    AK_PROFILER_RECORD_INPUTS=${v%%:*} AK_PROFILER_ATTRIBUTION=${v#*:} profile "overhead-${v%%:*}-${v#*:}" 12 \
+      --model llama-160m --batch 8 --seq 1024 --dtype fp16 --warmup 3 --iterations 10 && exp+=("$out/overhead-${v%%:*}-${v#*:}.json")
+  done
+  (( ${#exp[@]} )) && $py "$here/summarize.py" table "${exp[@]}"
+  # Warnings, and the input shapes of the two capture modes op by op (the ranking's inputs).
+  (( ${#exp[@]} >= 2 )) && $py - "${exp[@]}" <<'PYEOF'
+import json, os, sys
+def ops(path):
+    p = json.load(open(path)); st = p["strings"]; cols = p["op_columns"]
+    rows = []
+    for r in p["ops"]:
+        d = dict(zip(cols, r))
+        rows.append((st[d["name"]], json.dumps([[st[i[0]]] + i[1:] for i in d["inputs"]])))
+    return rows, p.get("warnings", [])
+runs = {os.path.basename(f): ops(f) for f in sys.argv[1:]}
+for name, (rows, warnings) in runs.items():
+    print("%s: %d ops, %d with inputs, warnings %s" % (name, len(rows), sum(1 for r in rows if r[1] != "[]"), warnings[:2]))
+a = runs.get("overhead-every-records.json"); b = runs.get("overhead-once-records.json")
+if a and b:
+    same = sum(1 for x, y in zip(a[0], b[0]) if x == y)
+    print("ops with the same name and inputs, every vs once: %d of %d / %d" % (same, len(a[0]), len(b[0])))
+PYEOF
+  if command -v gdb > /dev/null && [[ -f $work/libold-inject.so ]] && (( ${rc_old:-0} != 0 )) && (( $(left) > 10 )); then
+    env CUDA_INJECTION64_PATH="$work/libold-inject.so" AK_INJECT_OUT="$work" timeout -k 2 $(( $(left) - 2 )) \
+      gdb -q -batch -ex run -ex "thread apply all bt 15" --args $py "$bis" > "$out/bisect-gdb.log" 2>&1
+    echo "gdb on the old library: exit $?"; grep -B2 -A45 "SIGSEGV" "$out/bisect-gdb.log" | head -70
+  else echo "gdb: $(command -v gdb || echo 'not on this machine'), old library exit ${rc_old:-?}, $(left)s left"; fi
 fi
 
 if want models; then

@@ -30,7 +30,7 @@ std::vector<profile::OpCall> record(models::Model& m, int iteration) {
     const models::Batch batch = m.example_batch();
     OpRecorder::install(false);
     (void)OpRecorder::take();
-    OpRecorder::enable();
+    OpRecorder::enable(true);
     OpRecorder::set_iteration(iteration);
     m.run_iteration(batch);
     OpRecorder::set_iteration(-1);
@@ -128,6 +128,57 @@ TEST(OpRecorder, BackwardOpsInheritTheirForwardModuleAndPatterns) {
     EXPECT_GT(backward_in_mlp, 0);
     EXPECT_GT(backward_in_loss, 0);
     EXPECT_LT(backward_without_module, backward / 50) << backward_without_module << " of " << backward << " backward ops have no module";
+}
+
+// InputCapture::Once: one iteration recorded with inputs is the template; iterations recorded without
+// get the template's inputs position by position, and come out as if recorded with them (training:
+// gradients cleared, forward, loss and backward; two iterations). An iteration of other ops gets none.
+TEST(OpRecorder, TemplateInputsMatchInputsRecordedEveryIteration) {
+    auto m = models::make_model(two_layers("llama-160m"), cpu_options(models::Mode::Training));
+    const models::Batch batch = m->example_batch();
+    m->run_iteration(batch);  // first-use work outside the comparison
+    const auto every = record(*m, 0);
+    OpRecorder::enable(true);
+    OpRecorder::set_iteration(7);
+    m->run_iteration(batch);
+    OpRecorder::set_iteration(-1);
+    const auto template_ops = OpRecorder::take();
+    OpRecorder::enable(false);
+    for (int i = 0; i < 2; ++i) {
+        OpRecorder::set_iteration(i);
+        m->run_iteration(batch);
+    }
+    OpRecorder::set_iteration(-1);
+    OpRecorder::disable();
+    auto plain = OpRecorder::take();
+    ASSERT_EQ(plain.size(), 2 * every.size());
+    size_t without_inputs = 0;
+    for (const auto& o : plain) without_inputs += o.inputs.empty();
+    EXPECT_EQ(without_inputs, plain.size()) << "recorded without inputs";
+    EXPECT_EQ(copy_template_inputs(plain, template_ops), 0);
+    size_t compared = 0;
+    for (size_t i = 0; i < plain.size(); ++i) {
+        const auto& want = every[i % every.size()];
+        ASSERT_EQ(plain[i].name, want.name) << i;
+        ASSERT_EQ(plain[i].inputs.size(), want.inputs.size()) << want.name;
+        for (size_t k = 0; k < want.inputs.size(); ++k) {
+            EXPECT_EQ(plain[i].inputs[k].sizes, want.inputs[k].sizes) << want.name;
+            EXPECT_EQ(plain[i].inputs[k].strides, want.inputs[k].strides) << want.name;
+            EXPECT_EQ(plain[i].inputs[k].dtype, want.inputs[k].dtype) << want.name;
+            EXPECT_EQ(plain[i].inputs[k].values, want.inputs[k].values) << want.name;
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, plain.size());
+
+    // An iteration that ran other ops (one op less) keeps no inputs, and is counted.
+    std::vector<profile::OpCall> other(template_ops.begin(), template_ops.end() - 1);
+    for (auto& o : other) {
+        o.iteration = 3;
+        o.inputs.clear();
+    }
+    EXPECT_EQ(copy_template_inputs(other, template_ops), 1);
+    for (const auto& o : other) EXPECT_TRUE(o.inputs.empty()) << o.name;
 }
 
 }  // namespace

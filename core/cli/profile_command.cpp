@@ -68,7 +68,6 @@ options:
 exit status: 0 ok, 1 the profiler failed, 2 no GPU or driver, 64 usage error
 )";
 
-
 int positive_int(const Arguments& a, const std::string& option, int fallback, int minimum = 1) {
     const auto text = a.value(option);
     if (!text) return fallback;

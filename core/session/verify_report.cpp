@@ -259,7 +259,9 @@ std::string verify_report_to_json(const VerifyReport& r) {
             coverage.push_back({{"type", to_string(c.type)}, {"routed_calls", c.routed_calls}, {"fallback_calls", c.fallback_calls},
                                 {"routed_us", jsonf::number(c.routed_us)}, {"fallback_us", jsonf::number(c.fallback_us)},
                                 {"call_coverage", jsonf::number(c.call_coverage())},
-                                {"time_coverage", jsonf::number(c.time_coverage())}});
+                                {"time_coverage", jsonf::number(c.time_coverage())}, {"aten_calls", c.aten_calls},
+                                {"aten_us", jsonf::number(c.aten_us)},
+                                {"in_model_speedup", c.in_model_speedup() ? json(jsonf::number(*c.in_model_speedup())) : json(nullptr)}});
     json j = {{"format_version", r.format_version},
               {"created_utc", r.created_utc},
               {"session", r.session},

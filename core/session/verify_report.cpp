@@ -135,6 +135,28 @@ void complete_report(VerifyReport& report, double threshold) {
     for (const auto& f : m.failures)
         report.explanations.push_back("kernel " + f.kernel + " failed inside the model (" + f.what + "): " + f.detail);
 
+    // The timing's own noise floor first: a speedup within it is not a measurement of anything.
+    if (const VerifyTiming* t = m.primary_timing()) {
+        const double floor = verify_noise_floor(t->control_ratio);
+        const SpeedupVerdict v = classify_speedup(*t);
+        report.explanations.push_back(
+            "noise floor (" + t->mode + "): the unmodified model against itself measured " + fixed(t->control_ratio.median, 3) + "x [" +
+            fixed(t->control_ratio.q1, 3) + "-" + fixed(t->control_ratio.q3, 3) + "], floor +-" + fixed(100 * floor, 1) +
+            " %; the measured " + times(t->speedup.median) +
+            (v == SpeedupVerdict::NoMeasurableDifference ? " is within it: no measurable difference" : " is " + std::string(to_string(v))));
+        const VerifyTiming* e = m.timing("eager");
+        if (t->mode == "graph" && e) {
+            const double gap = e->speedup.median / t->speedup.median - 1.0;
+            if (std::fabs(gap) > std::max(floor, verify_noise_floor(e->control_ratio)))
+                report.explanations.push_back("eager passes measured " + times(e->speedup.median) + " against " + times(t->speedup.median) +
+                                              " in graph replays: the host's launch path (in eager passes only) " +
+                                              (gap < 0 ? "hides part of the GPU gain (or the substitution's dispatcher work adds host time)"
+                                                       : "favours our kernels (fewer launches per pass)"));
+        }
+    }
+    for (const auto& t : m.timings)
+        if (!t.measured && !t.reason.empty()) report.explanations.push_back(t.mode + " timing not measured: " + t.reason);
+
     const auto measured = m.measured_speedup();
     if (!measured || !report.predicted_speedup) return;
     const double gap = *measured / *report.predicted_speedup - 1.0;
@@ -207,9 +229,13 @@ void complete_report(VerifyReport& report, double threshold) {
     }
     // Host overhead: the GPU-time arithmetic of this run against the wall time.
     if (report.in_model_predicted && std::fabs(*measured / *report.in_model_predicted - 1.0) > threshold)
-        report.explanations.push_back("  host overhead: this run's GPU times predict " + times(*report.in_model_predicted) +
-                                      " but the forward pass measured " + times(*measured) +
-                                      " (launch overhead and gaps between kernels, or the substitution's own host work)");
+        report.explanations.push_back(m.timing("graph")
+                                          ? "  per-op vs whole pass: this run's per-op GPU times predict " + times(*report.in_model_predicted) +
+                                                " but graph replays of the whole pass measured " + times(*measured) +
+                                                " (the per-op times come from events around each call in one eager pass, the measured speedup from whole replayed passes)"
+                                          : "  host overhead: this run's GPU times predict " + times(*report.in_model_predicted) +
+                                                " but the forward pass measured " + times(*measured) +
+                                                " (launch overhead and gaps between kernels, or the substitution's own host work)");
 }
 
 // ---- JSON ------------------------------------------------------------------------------------------------
@@ -233,7 +259,9 @@ std::string verify_report_to_json(const VerifyReport& r) {
             coverage.push_back({{"type", to_string(c.type)}, {"routed_calls", c.routed_calls}, {"fallback_calls", c.fallback_calls},
                                 {"routed_us", jsonf::number(c.routed_us)}, {"fallback_us", jsonf::number(c.fallback_us)},
                                 {"call_coverage", jsonf::number(c.call_coverage())},
-                                {"time_coverage", jsonf::number(c.time_coverage())}});
+                                {"time_coverage", jsonf::number(c.time_coverage())}, {"aten_calls", c.aten_calls},
+                                {"aten_us", jsonf::number(c.aten_us)},
+                                {"in_model_speedup", c.in_model_speedup() ? json(jsonf::number(*c.in_model_speedup())) : json(nullptr)}});
     json j = {{"format_version", r.format_version},
               {"created_utc", r.created_utc},
               {"session", r.session},
@@ -372,7 +400,9 @@ std::string format_verify_report(const VerifyReport& r) {
         for (const auto& t : m.timings) s += timing_text(t);
     }
     const auto measured = r.measured_speedup();
-    s += "  speedup: measured " + (measured ? times(*measured) : std::string("-")) + ", Amdahl from the session's shares " +
+    const VerifyTiming* primary = r.measurement ? r.measurement->primary_timing() : nullptr;
+    s += "  speedup: measured " + (measured ? times(*measured) : std::string("-")) +
+         (primary ? " (" + primary->mode + ", " + std::string(to_string(classify_speedup(*primary))) + ")" : std::string()) + ", Amdahl from the session's shares " +
          (r.predicted_speedup ? times(*r.predicted_speedup) : std::string("- (no shares)")) + ", from this run's GPU times " +
          (r.in_model_predicted ? times(*r.in_model_predicted) : std::string("-")) + "\n";
 

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -324,6 +325,42 @@ EvaluationResult verify_request(const EvaluationRequest& req, GpuSession& gpu, c
         if (const VerifyTiming* g = m.timing("graph")) m.forward_gpu_us = g->unmodified.median_ms * 1000.0;
         for (const auto& t : m.timings)
             if (!t.measured && !t.reason.empty()) m.notes.push_back(t.mode + " timing not measured: " + t.reason);
+    }
+
+    // Diagnostic (AK_VERIFY_OLD_TIMING=1, docs/verify.md): the timing this op used before the A/A control,
+    // on the unmodified model against itself -- Timer::time_interleaved over two sides, one forward pass
+    // per run, runs enqueued back to back without synchronising, events around each -- once as it ran
+    // (the substitution registered before every run of side B) and once with both sides plain ATen.
+    // Side B's "speedup" over side A is then pure measurement bias; the notes give both.
+    if (const char* diag = std::getenv("AK_VERIFY_OLD_TIMING"); diag && std::string(diag) == "1" && !v.check_only) {
+        for (const bool toggle : {true, false}) {
+            report(std::string("old timing method on the unmodified model against itself") + (toggle ? " (substitution toggled)" : " (plain ATen)"));
+            TimingOptions options;
+            options.warmup = v.warmup;
+            options.iterations = v.iterations;
+            options.calibration = 1;
+            RunHooks hooks;
+            if (toggle)
+                hooks.before = [&](int impl, int, TimingPhase) {
+                    if (impl == 1)
+                        sub.begin({InterceptMode::Substitute, false, false});
+                    else
+                        sub.end();
+                };
+            // Side B runs through the substitution's ops but with the unmodified model's kernels: ATen for
+            // every op (sub.ops() outside begin() is ATen; inside, only the session's kernels differ, so
+            // this diagnostic is meaningful when nothing is substituted).
+            const auto stats = gpu.timer().time_interleaved(
+                2, [&](int impl, int) { (void)model.forward(impl == 1 && toggle ? sub.ops() : aten); }, options,
+                "old-method forward passes", hooks);
+            sub.end();
+            const double a = stats.at(0).median_us / 1000.0, b = stats.at(1).median_us / 1000.0;
+            m.notes.push_back(std::string("old timing method") + (toggle ? " (as it ran: substitution toggled before side B)" : " (both sides plain ATen)") +
+                              ": side A " + format_fixed(a, 3) + " ms (IQR " + format_fixed(stats.at(0).iqr_us / 1000.0, 3) + "), side B " +
+                              format_fixed(b, 3) + " ms (IQR " + format_fixed(stats.at(1).iqr_us / 1000.0, 3) + "), A/B " +
+                              format_fixed(b > 0 ? a / b : 0.0, 3) + "x, " + std::to_string(stats.at(0).samples) + " runs each" +
+                              (toggle && sub.kernel_count() > 0 ? " (side B had our kernels in: not an A/A)" : ""));
+        }
     }
 
     m.failures = sub.failures();

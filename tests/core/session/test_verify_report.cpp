@@ -280,5 +280,60 @@ TEST(VerifyReportText, ShowsVerdictSpeedupsCoverageAndChecks) {
     EXPECT_NE(s.find("not substituted: not faster than PyTorch (0.50x)"), std::string::npos) << s;
 }
 
+// A timing of one mode with its A/A ratio and speedup (latencies per pass).
+VerifyTiming timing(const std::string& mode, VerifyRatio control, VerifyRatio speedup) {
+    VerifyTiming t;
+    t.mode = mode;
+    t.measured = true;
+    t.passes_per_sample = 4;
+    t.unmodified = VerifyLatency{6.0, 5.99, 6.01, 0.02, 30};
+    t.control = VerifyLatency{6.0, 5.99, 6.01, 0.02, 30};
+    t.substituted = VerifyLatency{6.0 / speedup.median, 0, 0, 0.02, 30};
+    t.control_ratio = control;
+    t.speedup = speedup;
+    return t;
+}
+
+TEST(VerifyExplanations, TheAaFloorSaysWhenASpeedupIsNoMeasurableDifference) {
+    VerifyReport r = sample_report();
+    // Graph replays: A/A 1.002 [0.998-1.004] -> floor 0.2 + 0.3 = 0.5 %; speedup 1.004: within it.
+    r.measurement->timings = {timing("graph", {1.002, 0.998, 1.004}, {1.004, 1.0, 1.008}),
+                              timing("eager", {0.99, 0.95, 1.03}, {0.90, 0.85, 0.95})};
+    complete_report(r);
+    ASSERT_TRUE(r.measured_speedup());
+    EXPECT_DOUBLE_EQ(*r.measured_speedup(), 1.004);  // the graph timing's, not the eager 10 / 9
+    std::string all;
+    for (const auto& e : r.explanations) all += e + "\n";
+    EXPECT_NE(all.find("noise floor (graph): the unmodified model against itself measured 1.002x [0.998-1.004], floor +-0.5 %; "
+                       "the measured 1.00x is within it: no measurable difference"),
+              std::string::npos) << all;
+    // Eager 0.90x against 1.00x in graphs: more than either floor apart, so the host path is named.
+    EXPECT_NE(all.find("eager passes measured 0.90x against 1.00x in graph replays"), std::string::npos) << all;
+    const std::string text = format_verify_report(r);
+    EXPECT_NE(text.find("graph (30 samples of 4 passes each): unmodified 6.000 ms"), std::string::npos) << text;
+    EXPECT_NE(text.find("A/A ratio 1.002 [0.998-1.004] (noise floor +-0.5 %), speedup 1.004 [1.000-1.008]: no measurable difference"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find("measured 1.00x (graph, no measurable difference)"), std::string::npos) << text;
+
+    // A clear speedup is "faster"; a capture that failed is named with its reason and eager is the measurement.
+    VerifyTiming failed;
+    failed.mode = "graph";
+    failed.reason = "capturing the unmodified forward pass failed: operation not permitted when stream is capturing";
+    r.measurement->timings = {failed, timing("eager", {1.0, 0.99, 1.01}, {1.2, 1.19, 1.21})};
+    complete_report(r);
+    all.clear();
+    for (const auto& e : r.explanations) all += e + "\n";
+    EXPECT_DOUBLE_EQ(*r.measured_speedup(), 1.2);
+    EXPECT_NE(all.find("noise floor (eager)"), std::string::npos) << all;
+    EXPECT_NE(all.find("the measured 1.20x is faster"), std::string::npos) << all;
+    EXPECT_NE(all.find("graph timing not measured: capturing the unmodified forward pass failed"), std::string::npos) << all;
+    // The report round-trips with its timings.
+    const VerifyReport back = verify_report_from_json(verify_report_to_json(r), "verify.json");
+    ASSERT_TRUE(back.measurement);
+    ASSERT_EQ(back.measurement->timings.size(), 2u);
+    EXPECT_EQ(back.measurement->timings[0].reason, failed.reason);
+    EXPECT_DOUBLE_EQ(back.measurement->timings[1].speedup.median, 1.2);
+}
+
 }  // namespace
 }  // namespace ak

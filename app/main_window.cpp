@@ -91,6 +91,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_loader, &SessionLoader::refreshFailed, this, &MainWindow::onRefreshFailed);
     connect(m_loader, &SessionLoader::sourcesReady, this, &MainWindow::onSourcesReady);
     connect(m_watcher, &SessionWatcher::changed, this, &MainWindow::onSessionChanged);
+    connect(m_watcher, &SessionWatcher::reportsChanged, this, [this] {
+        if (m_followLive && m_snapshot && m_pendingDir.isEmpty())
+            m_loader->reloadReports();
+    });
+    connect(m_loader, &SessionLoader::reportsReloaded, this, &MainWindow::onReportsReloaded);
     m_profileLoader = new ProfileLoader(this);
     connect(m_profileLoader, &ProfileLoader::loaded, this, [this](const ProfilePtr& profile) {
         m_profile = profile;
@@ -559,6 +564,23 @@ void MainWindow::onRefreshed(const SessionUpdate& update)
     updateCounts();
     statusBar()->showMessage(tr("%n new experiment(s) recorded.", nullptr, int(fresh.size())), 5000);
     emit experimentsAppended(int(fresh.size()));
+}
+
+void MainWindow::onReportsReloaded(const SessionReports& reports)
+{
+    if (!m_snapshot || reports.generation != m_snapshot->generation)
+        return;
+    // The same session with its verify.json and ceilings.json replaced; the rows stay as they are.
+    auto updated = std::make_shared<SessionSnapshot>(*m_snapshot);
+    updated->verify = reports.verify;
+    updated->verifyError = reports.verifyError;
+    updated->ceilings = reports.ceilings;
+    updated->ceilingsError = reports.ceilingsError;
+    m_snapshot = updated;
+    for (Page* page : m_pageList)
+        page->setSessionReports(m_snapshot);
+    statusBar()->showMessage(tr("verify.json or ceilings.json of the session changed and was read again."), 5000);
+    emit sessionReportsReloaded();
 }
 
 void MainWindow::onRefreshFailed(const QString& message)

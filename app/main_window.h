@@ -182,6 +182,8 @@ signals:
     void sessionCreated(const QString& dir);
     void sessionCreationFailed(const QString& message);
     void experimentsAppended(int count);
+    // verify.json or ceilings.json of the open session were read again after they changed on disk.
+    void sessionReportsReloaded();
     // The diff, source and details tabs show experiment `number` (its sources arrived).
     void sourcesShown(int number);
     void selectionChanged(int number);
@@ -204,6 +206,7 @@ private:
     void onOpened(ak::SnapshotPtr snapshot);
     void onOpenFailed(quint64 requestId, const QString& dir, const QString& message);
     void onRefreshed(const ak::SessionUpdate& update);
+    void onReportsReloaded(const ak::SessionReports& reports);
     void onRefreshFailed(const QString& message);
     void onSourcesReady(const ak::SourcesResult& result);
     void onSessionChanged();

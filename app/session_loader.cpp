@@ -1,6 +1,7 @@
 #include "app/session_loader.h"
 
 #include "session/session.h"
+#include "session/session_ceilings.h"
 #include "session/verify_report.h"
 
 #include <QElapsedTimer>
@@ -35,9 +36,30 @@ QStringList toStringList(const std::vector<std::string>& lines, std::size_t from
 const bool metaTypesRegistered = [] {
     qRegisterMetaType<ak::SnapshotPtr>();
     qRegisterMetaType<ak::SessionUpdate>();
+    qRegisterMetaType<ak::SessionReports>();
     qRegisterMetaType<ak::SourcesResult>();
     return true;
 }();
+
+// verify.json and ceilings.json of the session in `dir`; a file that cannot be read gives its error.
+SessionReports readReports(const std::filesystem::path& dir)
+{
+    SessionReports reports;
+    if (std::filesystem::exists(ak::verify_report_path(dir))) {
+        try {
+            reports.verify = std::make_shared<const ak::VerifyReport>(ak::read_verify_report(dir));
+        } catch (const std::exception& error) {
+            reports.verifyError = fromUtf8(error.what());
+        }
+    }
+    try {
+        if (auto ceilings = ak::read_session_ceilings(dir))
+            reports.ceilings = std::make_shared<const ak::MeasuredCeilings>(std::move(*ceilings));
+    } catch (const std::exception& error) {
+        reports.ceilingsError = fromUtf8(error.what());
+    }
+    return reports;
+}
 
 }  // namespace
 
@@ -100,13 +122,11 @@ void SessionWorker::open(quint64 requestId, const QString& dir)
         snapshot->info = session.info();
         snapshot->experiments = session.experiments();
         snapshot->warnings = toStringList(session.warnings());
-        if (std::filesystem::exists(ak::verify_report_path(session.dir()))) {
-            try {
-                snapshot->verify = std::make_shared<const ak::VerifyReport>(ak::read_verify_report(session.dir()));
-            } catch (const std::exception& error) {
-                snapshot->verifyError = fromUtf8(error.what());
-            }
-        }
+        SessionReports reports = readReports(session.dir());
+        snapshot->verify = std::move(reports.verify);
+        snapshot->verifyError = reports.verifyError;
+        snapshot->ceilings = std::move(reports.ceilings);
+        snapshot->ceilingsError = reports.ceilingsError;
         snapshot->openMs = timer.elapsed();
 
         state_->session.reset();
@@ -195,6 +215,15 @@ void SessionWorker::readSources(const SourcesRequest& request)
     emit sourcesReady(result);
 }
 
+void SessionWorker::reloadReports()
+{
+    if (!state_->session)
+        return;
+    SessionReports reports = readReports(state_->session->dir());
+    reports.generation = state_->generation;
+    emit reportsReloaded(reports);
+}
+
 // --------------------------------------------------------------------------------------------
 // Loader (GUI thread)
 
@@ -212,6 +241,7 @@ SessionLoader::SessionLoader(QObject* parent)
     connect(worker_, &SessionWorker::refreshed, this, &SessionLoader::onRefreshed);
     connect(worker_, &SessionWorker::refreshFailed, this, &SessionLoader::refreshFailed);
     connect(worker_, &SessionWorker::sourcesReady, this, &SessionLoader::onSourcesReady);
+    connect(worker_, &SessionWorker::reportsReloaded, this, &SessionLoader::onReportsReloaded);
     thread_->start();
 }
 
@@ -238,6 +268,18 @@ void SessionLoader::refresh()
     if (counters_->refreshQueued.exchange(true))
         return;  // one is queued already and will see these rows too
     QMetaObject::invokeMethod(worker_, [worker = worker_] { worker->refresh(); }, Qt::QueuedConnection);
+}
+
+void SessionLoader::reloadReports()
+{
+    QMetaObject::invokeMethod(worker_, [worker = worker_] { worker->reloadReports(); }, Qt::QueuedConnection);
+}
+
+void SessionLoader::onReportsReloaded(const SessionReports& reports)
+{
+    if (reports.generation != currentGeneration_ || pendingOpen_ != 0)
+        return;  // another session is shown or about to be: it reads its own files when it opens
+    emit reportsReloaded(reports);
 }
 
 quint64 SessionLoader::requestSources(const ak::Experiment& experiment, const ak::Experiment* compareWith)

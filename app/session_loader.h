@@ -2,7 +2,8 @@
 // Runs every ak::Session call off the GUI thread.
 //
 // One worker thread owns the (read-only) ak::Session: opening and reconciling it, refresh() after
-// another process appended rows, and the git reads behind the diff and source tabs. The GUI thread
+// another process appended rows, the git reads behind the diff and source tabs (and the per-shape
+// timings in the commits), and re-reading verify.json / ceilings.json when they change. The GUI thread
 // only ever sees copies (SessionSnapshot, SessionUpdate, SourcesResult) delivered through queued
 // signals.
 //
@@ -41,6 +42,9 @@ public:
     // Reads rows appended since the last read. Emits refreshed() (possibly with no rows) or
     // refreshFailed(). Consecutive calls while one is queued collapse into one.
     void refresh();
+    // Reads verify.json and ceilings.json of the open session again. Emits reportsReloaded() (for the
+    // session currently shown only).
+    void reloadReports();
     // Reads the sources of `experiment` (and of `compareWith`, when given). Emits sourcesReady()
     // for the newest request only.
     quint64 requestSources(const ak::Experiment& experiment, const ak::Experiment* compareWith = nullptr);
@@ -55,12 +59,14 @@ signals:
     void refreshed(const ak::SessionUpdate& update);
     void refreshFailed(const QString& message);
     void sourcesReady(const ak::SourcesResult& result);
+    void reportsReloaded(const ak::SessionReports& reports);
 
 private:
     void onOpened(quint64 requestId, ak::SnapshotPtr snapshot);
     void onOpenFailed(quint64 requestId, const QString& dir, const QString& message);
     void onRefreshed(const ak::SessionUpdate& update);
     void onSourcesReady(const ak::SourcesResult& result);
+    void onReportsReloaded(const ak::SessionReports& reports);
 
     std::shared_ptr<SessionRequestCounters> counters_;
     QThread* thread_ = nullptr;
@@ -81,6 +87,7 @@ public:
     void open(quint64 requestId, const QString& dir);
     void refresh();
     void readSources(const ak::SourcesRequest& request);
+    void reloadReports();
 
 signals:
     void opened(quint64 requestId, ak::SnapshotPtr snapshot);
@@ -88,6 +95,7 @@ signals:
     void refreshed(const ak::SessionUpdate& update);
     void refreshFailed(const QString& message);
     void sourcesReady(const ak::SourcesResult& result);
+    void reportsReloaded(const ak::SessionReports& reports);
 
 private:
     struct State;

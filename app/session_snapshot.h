@@ -14,7 +14,8 @@
 
 namespace ak {
 
-struct VerifyReport;  // session/verify_report.h: the session's verify.json
+struct VerifyReport;      // session/verify_report.h: the session's verify.json
+struct MeasuredCeilings;  // analysis/measured_ceilings.h: the session's ceilings.json
 
 // A session as it was when it was opened (or reloaded).
 struct SessionSnapshot {
@@ -26,8 +27,21 @@ struct SessionSnapshot {
     qint64 openMs = 0;                     // wall time of Session::open on the worker
     std::shared_ptr<const ak::VerifyReport> verify;  // verify.json (`autokernel verify`), null when none
     QString verifyError;                   // why verify.json could not be read ("" when fine or absent)
+    // ceilings.json (session/session_ceilings.h: `autokernel ceilings --json`), null when none
+    std::shared_ptr<const ak::MeasuredCeilings> ceilings;
+    QString ceilingsError;                 // why ceilings.json could not be read ("" when fine or absent)
 };
 using SnapshotPtr = std::shared_ptr<const SessionSnapshot>;
+
+// The files beside results.tsv that other commands write while the session is open (verify.json,
+// ceilings.json), read again when the watcher sees them change. Same meaning as the snapshot's fields.
+struct SessionReports {
+    quint64 generation = 0;                // id of the open request whose session this belongs to
+    std::shared_ptr<const ak::VerifyReport> verify;
+    QString verifyError;
+    std::shared_ptr<const ak::MeasuredCeilings> ceilings;
+    QString ceilingsError;
+};
 
 // Rows another process appended since the last read (Session::refresh()).
 struct SessionUpdate {
@@ -64,4 +78,5 @@ struct SourcesResult {
 
 Q_DECLARE_METATYPE(ak::SnapshotPtr)
 Q_DECLARE_METATYPE(ak::SessionUpdate)
+Q_DECLARE_METATYPE(ak::SessionReports)
 Q_DECLARE_METATYPE(ak::SourcesResult)

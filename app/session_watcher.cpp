@@ -9,6 +9,11 @@ namespace ak {
 
 namespace {
 QString resultsPath(const QString& dir) { return QDir(dir).filePath(QStringLiteral("results.tsv")); }
+// session/verify_report.h and session/session_ceilings.h name them.
+QStringList reportPaths(const QString& dir)
+{
+    return {QDir(dir).filePath(QStringLiteral("verify.json")), QDir(dir).filePath(QStringLiteral("ceilings.json"))};
+}
 }  // namespace
 
 SessionWatcher::SessionWatcher(QObject* parent)
@@ -35,11 +40,13 @@ void SessionWatcher::watch(const QString& sessionDir)
     dir_ = sessionDir;
     lastSize_ = -1;
     lastModified_ = {};
+    lastReports_.clear();
     if (dir_.isEmpty())
         return;
     const QFileInfo results(resultsPath(dir_));
     lastSize_ = results.exists() ? results.size() : -1;
     lastModified_ = results.lastModified();
+    lastReports_ = reportsStamp();
     rewatch();
     if (poll_->interval() > 0)
         poll_->start();
@@ -76,12 +83,13 @@ void SessionWatcher::rewatch()
     if (dir_.isEmpty() || !fileWatcherEnabled_)
         return;
     const QDir dir(dir_);
-    const QStringList wanted = {
-        dir_,
-        resultsPath(dir_),
-        dir.filePath(QStringLiteral(".git/refs/autokernel")),
-        dir.filePath(QStringLiteral(".git/refs/autokernel/exp")),
-    };
+    const QStringList wanted = QStringList{
+                                   dir_,
+                                   resultsPath(dir_),
+                                   dir.filePath(QStringLiteral(".git/refs/autokernel")),
+                                   dir.filePath(QStringLiteral(".git/refs/autokernel/exp")),
+                               } +
+                               reportPaths(dir_);
     const QStringList held = watchedPaths();
     QStringList missing;
     for (const QString& path : wanted) {
@@ -104,7 +112,7 @@ void SessionWatcher::poll()
     const QFileInfo results(resultsPath(dir_));
     const qint64 size = results.exists() ? results.size() : -1;
     const QDateTime modified = results.lastModified();
-    if (size != lastSize_ || modified != lastModified_) {
+    if (size != lastSize_ || modified != lastModified_ || reportsStamp() != lastReports_) {
         rewatch();
         if (!debounce_->isActive())
             debounce_->start();
@@ -117,6 +125,23 @@ void SessionWatcher::fireDebounced()
     lastSize_ = results.exists() ? results.size() : -1;
     lastModified_ = results.lastModified();
     emit changed();
+    const QString reports = reportsStamp();
+    if (reports != lastReports_) {
+        lastReports_ = reports;
+        emit reportsChanged();
+    }
+}
+
+QString SessionWatcher::reportsStamp() const
+{
+    QString stamp;
+    for (const QString& path : reportPaths(dir_)) {
+        const QFileInfo file(path);
+        stamp += file.exists() ? QString::number(file.size()) + QLatin1Char('@') +
+                                     QString::number(file.lastModified().toMSecsSinceEpoch()) + QLatin1Char(';')
+                               : QStringLiteral("-;");
+    }
+    return stamp;
 }
 
 }  // namespace ak

@@ -6,6 +6,10 @@
 // debounced into one changed() signal. A file replaced by rename drops out of QFileSystemWatcher,
 // so it is added again after every notification; a slow poll of results.tsv's size and time
 // catches file systems where inotify says nothing.
+//
+// The files other commands write beside results.tsv while the session is open (verify.json from
+// `autokernel verify`, ceilings.json from `autokernel ceilings --json`) are watched the same way;
+// when one appears, changes or disappears, reportsChanged() says so (the rows are not affected).
 #include <QDateTime>
 #include <QObject>
 #include <QString>
@@ -39,12 +43,15 @@ public:
 signals:
     // Something in the session changed; emitted at most once per debounce interval.
     void changed();
+    // verify.json or ceilings.json appeared, changed or disappeared (checked when changed() is emitted).
+    void reportsChanged();
 
 private:
     void onPathChanged(const QString& path);
     void rewatch();
     void poll();
     void fireDebounced();
+    QString reportsStamp() const;
 
     QString dir_;
     QFileSystemWatcher* watcher_ = nullptr;
@@ -53,6 +60,7 @@ private:
     bool fileWatcherEnabled_ = true;
     qint64 lastSize_ = -1;
     QDateTime lastModified_;
+    QString lastReports_;  // existence, size and time of the report files when last checked
 };
 
 }  // namespace ak

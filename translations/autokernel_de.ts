@@ -613,6 +613,77 @@ Optionen:
         <source>differs</source>
         <translation>verschieden</translation>
     </message>
+    <message>
+        <source>Results (results.tsv)</source>
+        <translation>Ergebnisse (results.tsv)</translation>
+    </message>
+    <message>
+        <source>Per timing shape (from the experiments’ commits)</source>
+        <translation>Je gemessener Tensorform (aus den Commits der Experimente)</translation>
+    </message>
+    <message>
+        <source>Verdicts</source>
+        <translation>Urteile</translation>
+    </message>
+    <message>
+        <source>Timings per shape</source>
+        <translation>Zeiten je Tensorform</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>wird gelesen…</translation>
+    </message>
+    <message>
+        <source>not recorded</source>
+        <translation>nicht aufgezeichnet</translation>
+    </message>
+    <message>
+        <source>This experiment’s commit has no per-shape timings: it was recorded before the workbench wrote them, imported, or recorded without an evaluation.</source>
+        <translation>Der Commit dieses Experiments enthält keine Zeiten je Tensorform: Er wurde aufgezeichnet, bevor die Workbench sie schrieb, importiert oder ohne Auswertung aufgezeichnet.</translation>
+    </message>
+    <message>
+        <source>not timed</source>
+        <translation>nicht gemessen</translation>
+    </message>
+    <message>
+        <source>The evaluator timed no shape of this experiment, or not this one.</source>
+        <translation>Der Evaluator hat bei diesem Experiment keine Tensorform gemessen oder nicht diese.</translation>
+    </message>
+    <message>
+        <source>Timings</source>
+        <translation>Zeiten</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problem(s)</source>
+        <translation>
+            <numerusform>%n Problem</numerusform>
+            <numerusform>%n Probleme</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Damaged timing trailers</source>
+        <translation>Beschädigte Zeit-Trailer</translation>
+    </message>
+    <message>
+        <source>Latency, ours (µs)</source>
+        <translation>Latenz, unsere (µs)</translation>
+    </message>
+    <message>
+        <source>baseline</source>
+        <translation>Basis</translation>
+    </message>
+    <message>
+        <source>Latency, %1 (µs)</source>
+        <translation>Latenz, %1 (µs)</translation>
+    </message>
+    <message>
+        <source>The strongest PyTorch baseline, re-timed in each experiment’s run: its delta is run-to-run variation, not a change of ours.</source>
+        <translation>Die stärkste PyTorch-Basis, in jedem Lauf neu gemessen: Ihr Δ ist Schwankung von Lauf zu Lauf, keine Änderung an unserem Kernel.</translation>
+    </message>
+    <message>
+        <source>Speed-up vs baseline</source>
+        <translation>Beschleunigung ggü. der Basis</translation>
+    </message>
 </context>
 <context>
     <name>ak::DetailsPanel</name>
@@ -1475,6 +1546,10 @@ Optionen:
         <translation>Die Sitzung „%1“ konnte nicht angelegt werden:
 %2</translation>
     </message>
+    <message>
+        <source>verify.json or ceilings.json of the session changed and was read again.</source>
+        <translation>verify.json oder ceilings.json der Session hat sich geändert und wurde neu gelesen.</translation>
+    </message>
 </context>
 <context>
     <name>ak::ProfilePage</name>
@@ -1673,10 +1748,6 @@ Optionen:
         <translation>Tensorkerne %1 %2 TFLOP/s (Datenblatt)</translation>
     </message>
     <message>
-        <source>no measured ceilings (open a profile recorded on this GPU to draw them)</source>
-        <translation>keine gemessenen Obergrenzen (öffnen Sie ein auf dieser GPU aufgezeichnetes Profil, um sie zu zeichnen)</translation>
-    </message>
-    <message>
         <source>copy %1 TB/s (measured)</source>
         <translation>Kopie %1 TB/s (gemessen)</translation>
     </message>
@@ -1699,6 +1770,18 @@ Optionen:
     <message>
         <source>%1 %2 (%3 %)</source>
         <translation>%1 %2 (%3 %)</translation>
+    </message>
+    <message>
+        <source>measured ceilings from the session’s ceilings.json (%1, %2)</source>
+        <translation>gemessene Obergrenzen aus der ceilings.json der Session (%1, %2)</translation>
+    </message>
+    <message>
+        <source>no measured ceilings: the session’s ceilings.json could not be read (%1)</source>
+        <translation>keine gemessenen Obergrenzen: Die ceilings.json der Session ließ sich nicht lesen (%1)</translation>
+    </message>
+    <message>
+        <source>no measured ceilings: neither the profile nor the session has any (on the GPU: “autokernel ceilings --json &gt; SESSION/ceilings.json”, or a profile recorded with them)</source>
+        <translation>keine gemessenen Obergrenzen: weder das Profil noch die Session enthält welche (auf der GPU: „autokernel ceilings --json &gt; SESSION/ceilings.json“ oder ein damit aufgezeichnetes Profil)</translation>
     </message>
 </context>
 <context>
@@ -1808,6 +1891,14 @@ Optionen:
     <message>
         <source>Could not read the source of experiment %1.</source>
         <translation>Der Quelltext von Experiment %1 ließ sich nicht lesen.</translation>
+    </message>
+    <message>
+        <source>Could not read the timings of experiment %1: %2</source>
+        <translation>Die Zeiten von Experiment %1 ließen sich nicht lesen: %2</translation>
+    </message>
+    <message>
+        <source>Could not read the timings of experiment %1.</source>
+        <translation>Die Zeiten von Experiment %1 ließen sich nicht lesen.</translation>
     </message>
 </context>
 <context>

@@ -102,6 +102,9 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent)
     m_table->setObjectName(QStringLiteral("compareTable"));
     m_table->setHorizontalHeaderLabels({tr("Metric"), tr("Left"), tr("Right"), tr("Δ (right − left)"), tr("Ratio (right / left)")});
     m_table->verticalHeader()->hide();
+    // Compact rows: the headline metrics, the per-shape section and the verdicts fit one screen.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->setWordWrap(false);
@@ -112,8 +115,8 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent)
     auto* splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(m_table);
     splitter->addWidget(m_diff);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
     layout->addWidget(splitter, 1);
     refill();
     for (int c = LeftColumn; c < ColumnCount; ++c)

@@ -4,6 +4,7 @@
 //
 // The shell (MainWindow) owns the session, the selection and the open profile, and pushes them into
 // every page: setSession() on open and reload, appendExperiments() for rows recorded live,
+// setSessionReports() when verify.json or ceilings.json of the open session changed on disk,
 // setSelection() whenever the selected or the compared experiment changes (also when the page itself
 // asked for the change), showSources() when the selection's sources arrived from the session worker
 // (one request serves every page), setProfile() when a profile is opened or closed.
@@ -38,6 +39,9 @@ public:
     }
     // Experiments another writer (or the loop) recorded since; numbers are new.
     virtual void appendExperiments(const std::vector<Experiment>& added) { Q_UNUSED(added); }
+    // The same session with verify.json / ceilings.json read again (its experiments are those of the
+    // last setSession(); rows appended since came through appendExperiments()). Selection stays.
+    virtual void setSessionReports(const SnapshotPtr& session) { Q_UNUSED(session); }
     // The experiment shown (-1: none) and the one it is compared with (-1: none).
     virtual void setSelection(int selected, int compare)
     {

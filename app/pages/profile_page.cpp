@@ -321,6 +321,12 @@ void ProfilePage::updateVerified()
     m_verify->setToolTip(QString::fromStdString(format_verify_report(r)));
 }
 
+void ProfilePage::setSessionReports(const SnapshotPtr& session)
+{
+    m_session = session;
+    updateVerified();
+}
+
 void ProfilePage::appendExperiments(const std::vector<Experiment>& added)
 {
     m_experiments.insert(m_experiments.end(), added.begin(), added.end());
@@ -400,9 +406,11 @@ void ProfilePage::rebuildBreakdown()
     }
     if (!b) {
         m_file->setText(tr("No profile open: File ▸ Open Profile… (a profile.json written by “autokernel profile”)."));
+        m_file->setToolTip(QString());
         m_summary->clear();
     } else {
-        m_file->setText(tr("Profile: %1").arg(QDir::toNativeSeparators(m_profile->path)));
+        // The file's name; where it lies is in the tooltip (a long absolute path crowds out the summary).
+        m_file->setText(tr("Profile: %1").arg(QFileInfo(m_profile->path).fileName()));
         m_file->setToolTip(QDir::toNativeSeparators(QFileInfo(m_profile->path).absoluteFilePath()));
         const profile::GpuTimeline& t = b->timeline;
         const double iters = t.iterations > 0 ? t.iterations : 1;

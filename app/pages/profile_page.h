@@ -48,6 +48,7 @@ public:
 
     void setSession(const SnapshotPtr& session, const std::vector<Experiment>& experiments) override;
     void appendExperiments(const std::vector<Experiment>& added) override;
+    void setSessionReports(const SnapshotPtr& session) override;
     void setProfile(const ProfilePtr& profile) override;
 
     // The type the what-if controls act on ("matmul", ..., "other").

@@ -1,6 +1,7 @@
 #include "app/pages/roofline_page.h"
 
 #include "analysis/gpu_specs.h"
+#include "analysis/measured_ceilings.h"
 #include "analysis/roofline.h"
 #include "app/profile_document.h"
 #include "widgets/outcome_style.h"
@@ -125,6 +126,12 @@ void RooflinePage::setSession(const SnapshotPtr& session, const std::vector<Expe
     m_countLabel->setText(tr("%n point(s) shown", nullptr, m_plot->shownCount()));
 }
 
+void RooflinePage::setSessionReports(const SnapshotPtr& session)
+{
+    m_session = session;
+    updateRoofs();
+}
+
 void RooflinePage::appendExperiments(const std::vector<Experiment>& added)
 {
     m_plot->appendExperiments(added);
@@ -213,19 +220,32 @@ void RooflinePage::updateRoofs()
     if (*chosen != DType::fp32 && spec->fp32_tflops)
         m_roofs.push_back({Kind::Compute, *spec->fp32_tflops,
                            tr("CUDA cores fp32 %1 TFLOP/s (datasheet)").arg(number(*spec->fp32_tflops, 1)), false});
-    QString measuredNote = tr("no measured ceilings (open a profile recorded on this GPU to draw them)");
+    // Measured ceilings: the open profile's (recorded with it), else the session's ceilings.json.
+    const MeasuredCeilings* measured = nullptr;
+    QString measuredNote;
     if (m_profile && m_profile->data && m_profile->data->ceilings) {
-        const MeasuredCeilings& measured = *m_profile->data->ceilings;
+        measured = &*m_profile->data->ceilings;
+        measuredNote = tr("measured ceilings from the profile (%1)").arg(QString::fromStdString(measured->device_name));
+    } else if (m_session && m_session->ceilings) {
+        measured = m_session->ceilings.get();
+        measuredNote = tr("measured ceilings from the session’s ceilings.json (%1, %2)")
+                           .arg(QString::fromStdString(measured->device_name), QString::fromStdString(measured->measured_utc));
+    } else if (m_session && !m_session->ceilingsError.isEmpty()) {
+        measuredNote = tr("no measured ceilings: the session’s ceilings.json could not be read (%1)").arg(m_session->ceilingsError);
+    } else {
+        measuredNote = tr("no measured ceilings: neither the profile nor the session has any (on the GPU: “autokernel "
+                          "ceilings --json > SESSION/ceilings.json”, or a profile recorded with them)");
+    }
+    if (measured) {
         double copy = 0;
-        for (const auto& [bytes, gb_s] : measured.copy_gb_s)
+        for (const auto& [bytes, gb_s] : measured->copy_gb_s)
             copy = std::max(copy, gb_s);
         if (copy > 0)
             m_roofs.push_back({Kind::Memory, copy, tr("copy %1 TB/s (measured)").arg(number(copy / 1000.0, 2)), true});
-        const auto gemm = measured.gemm_tflops.find(*chosen);
-        if (gemm != measured.gemm_tflops.end() && gemm->second > 0)
+        const auto gemm = measured->gemm_tflops.find(*chosen);
+        if (gemm != measured->gemm_tflops.end() && gemm->second > 0)
             m_roofs.push_back({Kind::Compute, gemm->second,
                                tr("GEMM %1 %2 TFLOP/s (measured)").arg(dtypeName, number(gemm->second, 0)), true});
-        measuredNote = tr("measured ceilings from the profile (%1)").arg(QString::fromStdString(measured.device_name));
     }
     m_gpuLabel->setText(tr("%1 (%2)%3 · ridge point %4 FLOP/byte · %5")
                             .arg(QString::fromStdString(spec->model), QString::fromStdString(spec->name),

@@ -6,7 +6,9 @@
 // compute capability): the HBM bandwidth, the tensor-core peak of the chosen dtype and the CUDA-core
 // FP32 peak, and the ridge point of the dtype (core/analysis/roofline). Measured ceilings (copy
 // bandwidth, GEMM throughput of the dtype) are drawn as separate, dashed roofs when the open profile
-// carries the recording GPU's measured ceilings. The page's bar filters by kernel and outcome and
+// carries the recording GPU's measured ceilings, else when the session has a ceilings.json
+// (session/session_ceilings.h, `autokernel ceilings --json`; re-read when it changes on disk); the
+// label says which, or where they would come from. The page's bar filters by kernel and outcome and
 // switches between the FLOP/s and the bytes/s view; a click on a point selects the experiment on
 // every page. With a profile open, its twelve largest groups that have an achieved rate (the
 // breakdown's headroom at the group's shapes) are labelled diamonds.
@@ -28,6 +30,7 @@ public:
 
     void setSession(const SnapshotPtr& session, const std::vector<Experiment>& experiments) override;
     void appendExperiments(const std::vector<Experiment>& added) override;
+    void setSessionReports(const SnapshotPtr& session) override;
     void setSelection(int selected, int compare) override;
     void setProfile(const ProfilePtr& profile) override;
 

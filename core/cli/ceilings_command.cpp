@@ -22,7 +22,8 @@ sizes (read + write counted) and cuBLAS GEMM throughput per dtype, and compares 
 datasheet. Without a GPU, or when the evaluator was not built, it says so and exits with status 2.
 
   --timeout SECONDS  the worker is killed after this long (default 600)
-  --json             print the measurement as JSON
+  --json             print the measurement as JSON; saved as SESSION/ceilings.json, the workbench's
+                     Roofline page draws it as the measured roofs of that session
 )";
 
 }  // namespace

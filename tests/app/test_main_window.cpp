@@ -121,6 +121,7 @@ private slots:
     void optimize_selected_creates_a_session_from_the_profile_and_opens_it_with_its_profile();
     void optimize_selected_into_a_used_folder_reports_the_error_and_creates_nothing();
     void a_sessions_verify_json_shows_the_measured_speedup_on_the_profile_page();
+    void a_verify_json_written_while_the_session_is_open_appears_without_a_reload();
 
 private:
     QTemporaryDir m_root;
@@ -469,6 +470,11 @@ void TestMainWindow::the_compare_page_shows_the_two_rows_and_a_pinned_baseline_s
              QLocale().toString(*right->latency_us - *left->latency_us, 'f', 2));
     QCOMPARE(page->cellText(QStringLiteral("latency_us"), ComparePage::RatioColumn),
              QLocale().toString(*right->latency_us / *left->latency_us, 'f', 3) + QStringLiteral("×"));
+    // Per timing shape: #5 was recorded with its two shapes, the starter #0 without any.
+    QTRY_COMPARE_WITH_TIMEOUT(page->shapeKeys().size(), 2, 10000);
+    QCOMPARE(page->cellText(QStringLiteral("shape:4096x8192 bf16:us"), ComparePage::RightColumn),
+             QLocale().toString(80.0, 'f', 2));
+    QCOMPARE(page->cellText(QStringLiteral("shape:4096x8192 bf16"), ComparePage::LeftColumn), ComparePage::tr("not recorded"));
     // The page's diff is the same pair as the Experiments page's "Diff vs selected".
     QCOMPARE(page->diffView()->insertedCount(), window->compareDiffView()->insertedCount());
     QCOMPARE(page->diffView()->deletedCount(), window->compareDiffView()->deletedCount());
@@ -587,6 +593,49 @@ void TestMainWindow::a_sessions_verify_json_shows_the_measured_speedup_on_the_pr
     QVERIFY(openAndWait(*window, bad));
     QVERIFY(!page->verifiedSpeedup());
     QVERIFY2(page->verifyLabel()->text().contains(QStringLiteral("verdict")), qPrintable(page->verifyLabel()->text()));
+}
+
+// `autokernel verify` run while the window shows the session: the watcher notices verify.json and the
+// Profile page shows the measured end-to-end number without a reload, keeping the selection.
+void TestMainWindow::a_verify_json_written_while_the_session_is_open_appears_without_a_reload()
+{
+    const QString dir = m_root.filePath(QStringLiteral("verified-live"));
+    test::createSampleSession(test::toPath(dir));
+    QList<CapturedMessage> messages;
+    auto window = makeWindow(&messages);
+    window->watcher()->setPollIntervalMs(0);  // the file system watcher alone
+    QVERIFY(openAndWait(*window, dir));
+    window->selectExperiment(3);
+    QTRY_VERIFY_WITH_TIMEOUT(window->isSettled(), 10000);
+    ProfilePage* page = window->profilePage();
+    QVERIFY(!page->verifiedSpeedup());
+    QVERIFY(page->verifyLabel()->isHidden());
+
+    QSignalSpy reloaded(window.get(), &MainWindow::sessionReportsReloaded);
+    QSignalSpy opened(window.get(), &MainWindow::sessionLoaded);
+    // Written the way `autokernel verify` writes it: a temporary file renamed over the name.
+    const QString temporary = QDir(dir).filePath(QStringLiteral(".verify.json.tmp"));
+    QVERIFY(QFile::copy(QStringLiteral(AK_VERIFY_FIXTURE), temporary));
+    QVERIFY(QFile::rename(temporary, QDir(dir).filePath(QStringLiteral("verify.json"))));
+    QTRY_VERIFY_WITH_TIMEOUT(page->verifiedSpeedup().has_value(), 5000);
+    QCOMPARE(qRound(*page->verifiedSpeedup() * 1000), 1120);  // 33.6 ms / 30.0 ms
+    QVERIFY(!page->verifyLabel()->isHidden());
+    QVERIFY2(page->verifyLabel()->text().contains(QLocale().toString(1.12, 'f', 3)), qPrintable(page->verifyLabel()->text()));
+    QCOMPARE(reloaded.size(), 1);
+    QCOMPARE(opened.size(), 0);                 // no reload of the session
+    QCOMPARE(window->selectedExperiment(), 3);  // the selection stayed
+
+    // Damaged on disk: named on the page; removed: gone.
+    {
+        QFile f(QDir(dir).filePath(QStringLiteral("verify.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write("{\"format_version\": 1, \"verdict\": \"MAYBE\", \"model\": {}}");
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(page->verifyLabel()->text().contains(QStringLiteral("verdict")), 5000);
+    QVERIFY(!page->verifiedSpeedup());
+    QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("verify.json"))));
+    QTRY_VERIFY_WITH_TIMEOUT(page->verifyLabel()->isHidden(), 5000);
+    QVERIFY(messages.isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -38,6 +38,8 @@ private slots:
     void a_new_experiment_ref_is_noticed();
     void the_poll_notices_changes_without_the_file_watcher();
     void watching_nothing_stops_notifications();
+    void a_verify_json_written_while_watching_is_a_reports_change();
+    void the_poll_notices_a_new_ceilings_json();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -121,6 +123,46 @@ void TestSessionWatcher::watching_nothing_stops_notifications()
     appendTo(m_results, "row\n");
     QTest::qWait(400);
     QCOMPARE(changed.size(), 0);
+}
+
+
+void TestSessionWatcher::a_verify_json_written_while_watching_is_a_reports_change()
+{
+    SessionWatcher watcher;
+    watcher.setPollIntervalMs(0);  // the file system watcher alone
+    watcher.setDebounceMs(50);
+    watcher.watch(m_dir->path());
+    QSignalSpy reports(&watcher, &SessionWatcher::reportsChanged);
+    const QString verify = m_dir->filePath(QStringLiteral("verify.json"));
+    // `autokernel verify` writes it atomically (temporary file + rename).
+    replaceByRename(verify, "{\"first\": 1}\n");
+    QVERIFY(reports.wait(3000));
+    QVERIFY(watcher.watchedPaths().contains(verify));
+    // Rewritten in place: noticed too.
+    QTest::qWait(20);
+    appendTo(verify, " ");
+    QTRY_COMPARE_WITH_TIMEOUT(reports.size(), 2, 3000);
+    // A change of results.tsv alone is not a reports change.
+    QSignalSpy changed(&watcher, &SessionWatcher::changed);
+    appendTo(m_results, "row\n");
+    QVERIFY(changed.wait(3000));
+    QTest::qWait(200);
+    QCOMPARE(reports.size(), 2);
+    // Removed: a change as well (the page must stop showing it).
+    QVERIFY(QFile::remove(verify));
+    QTRY_COMPARE_WITH_TIMEOUT(reports.size(), 3, 3000);
+}
+
+void TestSessionWatcher::the_poll_notices_a_new_ceilings_json()
+{
+    SessionWatcher watcher;
+    watcher.setFileWatcherEnabled(false);
+    watcher.setDebounceMs(20);
+    watcher.setPollIntervalMs(50);
+    watcher.watch(m_dir->path());
+    QSignalSpy reports(&watcher, &SessionWatcher::reportsChanged);
+    appendTo(m_dir->filePath(QStringLiteral("ceilings.json")), "{}\n");
+    QVERIFY(reports.wait(3000));
 }
 
 QTEST_MAIN(TestSessionWatcher)

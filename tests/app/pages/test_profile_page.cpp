@@ -239,6 +239,21 @@ private slots:
         QVERIFY(page.summaryLabel()->text().contains(QLocale().toString(qulonglong(core.timeline.kernels))));
     }
 
+    // The file label names the file; the absolute path is only in its tooltip.
+    void theProfilesFileNameIsShownAndItsPathInTheTooltip()
+    {
+        ProfilePage page;
+        page.setProfile(analyseProfile(QStringLiteral(AK_PROFILE_FIXTURE)));
+        const QLabel* label = page.findChild<QLabel*>(QStringLiteral("profileFileLabel"));
+        QVERIFY(label);
+        const QFileInfo file(QStringLiteral(AK_PROFILE_FIXTURE));
+        QCOMPARE(label->text(), ProfilePage::tr("Profile: %1").arg(QStringLiteral("demo-profile.json")));
+        QVERIFY2(!label->text().contains(QLatin1Char('/')), qPrintable(label->text()));
+        QCOMPARE(label->toolTip(), QDir::toNativeSeparators(file.absoluteFilePath()));
+        page.setProfile(nullptr);
+        QVERIFY(label->toolTip().isEmpty());
+    }
+
     void noProfileSaysHowToOpenOne()
     {
         ProfilePage page;

@@ -115,6 +115,60 @@ private slots:
         QVERIFY(!roofNamed(page, Kind::Compute, true));
     }
 
+    // Without a profile that has them, the session's ceilings.json gives the measured roofs; the
+    // profile's win when both exist; with neither the label says where they would come from.
+    void measuredCeilingsOfTheSessionAreUsedWhenTheProfileHasNone()
+    {
+        RooflinePage page;
+        page.setSession(snapshot(experiments()), experiments());
+        QVERIFY(!roofNamed(page, Kind::Memory, true));
+        QVERIFY2(page.gpuLabel()->text().contains(QStringLiteral("autokernel ceilings --json")),
+                 qPrintable(page.gpuLabel()->text()));
+
+        auto withCeilings = std::make_shared<SessionSnapshot>(*snapshot(experiments()));
+        auto measured = std::make_shared<MeasuredCeilings>();
+        measured->device_name = "NVIDIA H200";
+        measured->measured_utc = "2026-12-02T08:00:00Z";
+        measured->copy_gb_s = {{16777216, 3100.0}, {1073741824, 4010.0}};
+        measured->gemm_tflops = {{DType::bf16, 690.0}};
+        withCeilings->ceilings = measured;
+        page.setSessionReports(withCeilings);  // as after ceilings.json appeared on disk
+        const RooflinePlot::Roof* copy = roofNamed(page, Kind::Memory, true);
+        const RooflinePlot::Roof* gemm = roofNamed(page, Kind::Compute, true);
+        QVERIFY(copy && gemm);
+        QCOMPARE(copy->value, 4010.0);
+        QCOMPARE(gemm->value, 690.0);
+        QVERIFY2(page.gpuLabel()->text().contains(QStringLiteral("ceilings.json")), qPrintable(page.gpuLabel()->text()));
+
+        // A profile with its own ceilings takes precedence (they were measured with the profile).
+        auto data = std::make_shared<profile::Profile>();
+        MeasuredCeilings own;
+        own.device_name = "NVIDIA H200";
+        own.copy_gb_s = {{134217728, 3705.0}};
+        own.gemm_tflops = {{DType::bf16, 721.0}};
+        data->ceilings = own;
+        auto document = std::make_shared<ProfileDocument>();
+        document->path = QStringLiteral("p.json");
+        document->data = data;
+        page.setProfile(document);
+        QCOMPARE(roofNamed(page, Kind::Memory, true)->value, 3705.0);
+        QVERIFY2(page.gpuLabel()->text().contains(QStringLiteral("from the profile")), qPrintable(page.gpuLabel()->text()));
+        // A profile without ceilings (the bundled demo's): the session's again.
+        auto bare = std::make_shared<ProfileDocument>();
+        bare->path = QStringLiteral("demo-profile.json");
+        bare->data = std::make_shared<profile::Profile>();
+        page.setProfile(bare);
+        QCOMPARE(roofNamed(page, Kind::Memory, true)->value, 4010.0);
+
+        // A damaged ceilings.json is named.
+        auto damaged = std::make_shared<SessionSnapshot>(*snapshot(experiments()));
+        damaged->ceilingsError = QStringLiteral("/s/ceilings.json: ceilings: missing field 'device_name'");
+        page.setSessionReports(damaged);
+        QVERIFY(!roofNamed(page, Kind::Memory, true));
+        QVERIFY2(page.gpuLabel()->text().contains(QStringLiteral("missing field 'device_name'")),
+                 qPrintable(page.gpuLabel()->text()));
+    }
+
     void theProfilesGroupsAreLabelledPoints()
     {
         RooflinePage page;

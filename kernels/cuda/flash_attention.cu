@@ -31,7 +31,8 @@
 //            warpgroups of 64 query rows each (setmaxnreg moves registers from the producer to them).
 //            S = Q K^T is wgmma m64nBLOCK_Nk16 with Q and K from 128-byte-swizzled shared memory (the
 //            TMA's own layout, K-major); P stays in registers as the A operand of O += P V (wgmma
-//            m64n64k16 per 64 output columns, V from shared memory, N-major). A consumer releases a
+//            m64n64k16 or, for head_dim 128, m64n128k16 over both 64-column boxes; V from shared
+//            memory, N-major). A consumer releases a
 //            K buffer on its "K empty" mbarrier as soon as S is computed and a V buffer when P V has
 //            read it, so the next K tiles load early; K is requested one tile ahead of V. OVERLAP = 1
 //            issues the next tile's Q K^T before this tile's P V, so the softmax runs while the tensor
@@ -1033,6 +1034,26 @@ __device__ __forceinline__ void fa_wgmma_rs_n64(float (&d)[8][4], const unsigned
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
+__device__ __forceinline__ void fa_wgmma_rs_n128(float (&d)[16][4], const unsigned (&a)[4], unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
+          "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+          "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+          "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
+          "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
 template <int ScaleD, int NB>
 __device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long long a, unsigned long long b) {
     if constexpr (NB == 4)
@@ -1174,12 +1195,14 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
         const unsigned v_tile = sbase + kOffV + (base + t) % STAGES * kKVBytes;
         ak_wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-#pragma unroll
-            for (int b = 0; b < kBoxes; ++b)
-                fa_wgmma_rs_n64(reinterpret_cast<float(&)[8][4]>(o[8 * b]), p[kk],
-                                ak_wgmma_desc(v_tile + b * BLOCK_N * kBoxRowBytes + kk * 16 * kBoxRowBytes,
-                                        BLOCK_N * kBoxRowBytes, 1024));
+        for (int kk = 0; kk < BLOCK_N / 16; ++kk) {
+            // MN-major B: the leading offset is the distance between the 64-column boxes.
+            const unsigned long long b = ak_wgmma_desc(v_tile + kk * 16 * kBoxRowBytes, BLOCK_N * kBoxRowBytes, 1024);
+            if constexpr (kBoxes == 1)
+                fa_wgmma_rs_n64(o, p[kk], b);
+            else
+                fa_wgmma_rs_n128(o, p[kk], b);  // both boxes: all 128 output columns in one wgmma
+        }
         ak_wgmma_commit();
     };
     auto mask = [&](int t) {

@@ -57,6 +57,7 @@
 // @autokernel tunable STAGES = 2 {1, 2, 3} tier 1 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
 // @autokernel tunable OVERLAP = 0 {0, 1} tier 1 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
 // @autokernel tunable PINGPONG = 0 {0, 1} tier 1 -- MMA=3, BLOCK_M 128 or 192: the consumer warpgroups take turns on the tensor cores (one's softmax during the other's GEMMs)
+// @autokernel tunable LAZY_RESCALE = 0 {0, 1} tier 1 -- MMA=3: the running max moves only when a tile's max exceeds it by 2^8, so the output is rescaled only in the tiles where it moved
 // @autokernel tunable PERSISTENT = 0 {0, 1} tier 1 -- MMA=3: one block per SM walks the work items (query tile, batch * head; causal: longest first), the next item's K/V and Q load during this one's epilogue
 // @autokernel tunable HEAD_DIM = 0 {0, 64, 128} tier 1 -- MMA=3: 0 compiles the wgmma path for head_dim 64 and 128 (chosen at run time); 64 only for head_dim <= 64 (shared memory sized for it; larger ones run the mma.sync block), 128 for every head_dim (zero-padded)
 // @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim of MMA=0/1 (sizes their shared memory)
@@ -87,6 +88,9 @@
 #ifndef PERSISTENT
 #define PERSISTENT 0
 #endif
+#ifndef LAZY_RESCALE
+#define LAZY_RESCALE 0
+#endif
 #ifndef HEAD_DIM
 #define HEAD_DIM 0
 #endif
@@ -100,6 +104,7 @@ static_assert(STAGES >= 1 && STAGES <= 3, "STAGES must be 1, 2 or 3");
 static_assert(OVERLAP == 0 || OVERLAP == 1, "OVERLAP must be 0 or 1");
 static_assert(PINGPONG == 0 || PINGPONG == 1, "PINGPONG must be 0 or 1");
 static_assert(PERSISTENT == 0 || PERSISTENT == 1, "PERSISTENT must be 0 or 1");
+static_assert(LAZY_RESCALE == 0 || LAZY_RESCALE == 1, "LAZY_RESCALE must be 0 or 1");
 static_assert(HEAD_DIM == 0 || HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 0 (both), 64 or 128");
 static_assert(BLOCK_N % 32 == 0, "BLOCK_N must be a multiple of 32");
 #if MMA == 2
@@ -538,7 +543,12 @@ __device__ __forceinline__ void fa_mask(float (&s)[NB][4], int lane, int row, in
 // written over s, the running sums l (this lane's share; the quad is summed once at the end) and the
 // factor 2^(m_old - m_new) by which the output rows must be rescaled. A row whose keys are all masked so
 // far keeps m = -inf and takes its exponentials against 0.
-template <int NB>
+// LAZY (MMA=3, LAZY_RESCALE=1): the running max only moves when the tile's max exceeds it by more than
+// 8 (log2 domain), so p stays <= 2^8 (exact enough in fp16 and bf16, whose precision is relative) and the
+// output rows are rescaled only in the rare tiles where some row's max moved (a warp-wide vote).
+constexpr float kLazyRescaleLog2 = 8.f;
+
+template <int NB, bool LAZY = false>
 __device__ __forceinline__ void fa_softmax_stats(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
                                                  float scale_log2) {
 #pragma unroll
@@ -548,9 +558,14 @@ __device__ __forceinline__ void fa_softmax_stats(float (&s)[NB][4], float (&m)[2
         for (int nb = 0; nb < NB; ++nb) mx = fmaxf(mx, fmaxf(s[nb][2 * r], s[nb][2 * r + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float m_new = fmaxf(m[r], mx * scale_log2);
+        float m_new;
+        if constexpr (LAZY)
+            m_new = mx * scale_log2 > m[r] + kLazyRescaleLog2 ? mx * scale_log2 : m[r];  // -inf + 8 = -inf
+        else
+            m_new = fmaxf(m[r], mx * scale_log2);
         const float m_use = m_new == AK_NEG_INF ? 0.f : m_new;
         alpha[r] = fa_exp2(m[r] - m_use);  // 0 while m[r] is -inf
+        if constexpr (LAZY) alpha[r] = m_new == m[r] ? 1.f : alpha[r];  // exactly 1 where the max stayed
         m[r] = m_new;
         float sum = 0.f;
 #pragma unroll
@@ -573,12 +588,18 @@ __device__ __forceinline__ void fa_rescale(float (&o)[NO][4], const float (&alph
         for (int e = 0; e < 4; ++e) o[j][e] *= alpha[e / 2];
 }
 
-template <int NB, int NO>
+// LAZY: only when some row of the warp moved its max (alpha != 1); the others' alpha is 1 exactly.
+template <int NO, bool LAZY>
+__device__ __forceinline__ void fa_rescale_if(float (&o)[NO][4], const float (&alpha)[2]) {
+    if (!LAZY || __any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) fa_rescale(o, alpha);
+}
+
+template <int NB, int NO, bool LAZY = false>
 __device__ __forceinline__ void fa_softmax_step(float (&s)[NB][4], float (&o)[NO][4], float (&m)[2], float (&l)[2],
                                                 float scale_log2) {
     float alpha[2];
-    fa_softmax_stats(s, m, l, alpha, scale_log2);
-    fa_rescale(o, alpha);
+    fa_softmax_stats<NB, LAZY>(s, m, l, alpha, scale_log2);
+    fa_rescale_if<NO, LAZY>(o, alpha);
 }
 
 // P (in s) as the A operand of P V, 16 keys per step: the accumulators of key blocks 2kk and 2kk + 1 are
@@ -1127,6 +1148,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
                                              int wg, int t128, int q0, int bh, int n_tiles, int base) {
     constexpr int kBoxes = HD / 64;
     constexpr int kNB = BLOCK_N / 8;
+    constexpr bool kLazy = LAZY_RESCALE == 1;
     const int seq = args.seq, dim = args.head_dim;
     const bool causal = args.causal != 0;
     const int warp = t128 / 32, lane = t128 % 32;
@@ -1218,7 +1240,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
             ak_fence_regs(s);
             release_k(t);
             mask(t);
-            fa_softmax_step(s, o, m, l, scale_log2);
+            fa_softmax_step<kNB, 8 * kBoxes, kLazy>(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             wait_v(t);
             issue_pv(t);
@@ -1238,7 +1260,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
             ak_fence_regs(s);
             release_k(0);
             mask(0);
-            fa_softmax_step(s, o, m, l, scale_log2);
+            fa_softmax_step<kNB, 8 * kBoxes, kLazy>(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             for (int t = 0; t + 1 < n_mine; ++t) {
                 wait_k(t + 1);
@@ -1253,12 +1275,12 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
                     release_k(t + 1);
                     mask(t + 1);
                     float alpha[2];
-                    fa_softmax_stats(s, m, l, alpha, scale_log2);
+                    fa_softmax_stats<kNB, kLazy>(s, m, l, alpha, scale_log2);
                     ak_wgmma_wait<0>();
                     ak_fence_regs(o);
                     ak_fence_regs(p);
                     release_v(t);
-                    fa_rescale(o, alpha);
+                    fa_rescale_if<8 * kBoxes, kLazy>(o, alpha);
                     fa_pack_p(s, p);
                 } else {
                     // One turn issues P V(t) and S(t + 1); the softmax of t + 1 runs during the other
@@ -1275,7 +1297,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
                     ak_fence_regs(s);
                     release_k(t + 1);
                     mask(t + 1);
-                    fa_softmax_step(s, o, m, l, scale_log2);
+                    fa_softmax_step<kNB, 8 * kBoxes, kLazy>(s, o, m, l, scale_log2);
                     fa_pack_p(s, p);
                 }
             }

@@ -948,11 +948,14 @@ constexpr int kBoxRowBytes = 128;
 constexpr int kSmemHeadDim = HEAD_DIM == 64 ? 64 : 128;
 constexpr int kQBytes = BLOCK_M * kSmemHeadDim * 2;
 constexpr int kKVBytes = BLOCK_N * kSmemHeadDim * 2;
+// PERSISTENT: two Q buffers, item k in buffer k % 2, so the next item's Q loads while this one runs
+// (each item's epilogue stages its output in its own Q buffer).
+constexpr int kQBuffers = PERSISTENT ? 2 : 1;
 constexpr int kOffQ = 0;
-constexpr int kOffK = kOffQ + kQBytes;
+constexpr int kOffK = kOffQ + kQBuffers * kQBytes;
 constexpr int kOffV = kOffK + STAGES * kKVBytes;
-constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full, k_full[], v_full[], k_empty[], v_empty[] (STAGES each), q_empty
-constexpr int kBarBytes = 8 * (2 + 4 * STAGES);
+constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full[], k_full[], v_full[], k_empty[], v_empty[], q_empty[]
+constexpr int kBarBytes = 8 * (2 * kQBuffers + 4 * STAGES);
 // Without tensor maps the consumer warps run the MMA=2 block instead, in 32-key tiles (it runs under the
 // entry register cap, without the setmaxnreg share).
 constexpr int kFallbackBlockN = 32;
@@ -988,6 +991,11 @@ AK_LAUNCH(0) = {
 };
 
 // ---- mbarrier, TMA, wgmma: autokernel/hopper.cuh; the wgmma forms this kernel uses ---------------------
+
+template <int V>
+struct fa_int {  // a compile-time int as a value (the head_dim of a generic lambda)
+    static constexpr int value = V;
+};
 
 
 // wgmma.mma_async m64nNk16, f32 accumulators (m64nN layout: warp w of the warpgroup holds rows 16w ..
@@ -1088,20 +1096,23 @@ __device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long lon
 }
 
 // ---- producer: one thread issues every TMA load of the block -------------------------------------------
-// Barriers (8 bytes each from kOffBar): Q landed; per stage K landed, V landed, K released, V released;
-// Q's region released (PERSISTENT: the consumers' epilogue is done with it).
+// Barriers (8 bytes each from kOffBar): per Q buffer Q landed; per stage K landed, V landed, K released,
+// V released; per Q buffer Q's region released (PERSISTENT: the consumers' epilogue is done with it).
 // K and V have their own "released" barriers: a consumer is done with K(t) as soon as S(t) is computed,
 // long before P V(t) has read V(t), so K(t + STAGES) is fetched while tile t is still in use. K runs one
 // tile ahead of V: K(t + 1) is requested before V(t).
-__device__ __forceinline__ unsigned fa3_bar_k_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_v_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + STAGES + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_k_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_v_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + 3 * STAGES + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_q_empty(unsigned sbase) { return sbase + kOffBar + 8 * (1 + 4 * STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_q_full(unsigned sbase, int k) { return sbase + kOffBar + 8 * (k % kQBuffers); }
+__device__ __forceinline__ unsigned fa3_bar_k_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_v_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_k_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + 2 * STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_v_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + 3 * STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_q_empty(unsigned sbase, int k) { return sbase + kOffBar + 8 * (kQBuffers + 4 * STAGES + k % kQBuffers); }
+// The byte offset of item k's Q buffer.
+__device__ __forceinline__ int fa3_q_offset(int k) { return kOffQ + k % kQBuffers * kQBytes; }
 
 // One work item (a query tile of one batch * head): K(0) first, then Q once the consumers are done with
-// the previous item's Q region (their epilogue stages the output there; PERSISTENT), then K(t + 1) and
-// V(t). `base`: the ring index of the item's first tile (the ring's stages and phases run on across items).
+// the item's Q buffer (the epilogue of item - kQBuffers staged its output there; PERSISTENT), then
+// K(t + 1) and V(t). `base`: the ring index of the item's first tile (the ring's stages and phases run on across items).
 template <int HD>
 __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args, unsigned sbase, int q0, int bh,
                                              int n_tiles, int base, int item) {
@@ -1121,12 +1132,13 @@ __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args
             ak_tma_load_2d(dst + b * BLOCK_N * kBoxRowBytes, &args.tma[1 + which], 64 * b, bh * seq + t * BLOCK_N, full);
     };
     load(0, 0);
-    if (item > 0) ak_mbar_wait(fa3_bar_q_empty(sbase), unsigned(item - 1) & 1u);
-    const unsigned bar_q = sbase + kOffBar;
+    // The buffer's previous item (item - kQBuffers) must be done with it.
+    if (item >= kQBuffers) ak_mbar_wait(fa3_bar_q_empty(sbase, item), unsigned(item / kQBuffers - 1) & 1u);
+    const unsigned bar_q = fa3_bar_q_full(sbase, item);
     ak_mbar_expect_tx(bar_q, kBoxes * BLOCK_M * kBoxRowBytes);
 #pragma unroll
     for (int b = 0; b < kBoxes; ++b)
-        ak_tma_load_2d(sbase + kOffQ + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
+        ak_tma_load_2d(sbase + fa3_q_offset(item) + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
     for (int t = 0; t < n_tiles; ++t) {
         if (t + 1 < n_tiles) load(t + 1, 0);
         load(t, 1);
@@ -1145,7 +1157,7 @@ __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args
 // masked for its rows gives p = 0), so all take the same number of turns; warpgroup 0 takes the last token.
 template <int HD>
 __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args, unsigned char* smem, unsigned sbase,
-                                             int wg, int t128, int q0, int bh, int n_tiles, int base) {
+                                             int wg, int t128, int q0, int bh, int n_tiles, int base, int q_off) {
     constexpr int kBoxes = HD / 64;
     constexpr int kNB = BLOCK_N / 8;
     constexpr bool kLazy = LAZY_RESCALE == 1;
@@ -1155,7 +1167,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
     const int wg_row0 = q0 + 64 * wg;                   // the warpgroup's first query
     const int my_row = wg_row0 + 16 * warp + lane / 4;  // this lane's rows: my_row and my_row + 8
     const float scale_log2 = args.scale * kLog2e;
-    const unsigned q_rows = sbase + kOffQ + 64 * wg * kBoxRowBytes;  // this warpgroup's rows of box 0
+    const unsigned q_rows = sbase + q_off + 64 * wg * kBoxRowBytes;  // this warpgroup's rows of box 0
     // Tiles with a key this warpgroup sees (causal: the keys up to its last row); the rest (a suffix) is
     // only waited for and released. Warpgroup-uniform, as every wgmma must be. PINGPONG: all of them.
     int n_mine = n_tiles;
@@ -1330,7 +1342,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
                 const int rl = 16 * warp + lane / 4 + 8 * r;  // row within the warpgroup
-                unsigned char* row = smem + kOffQ + b * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes;
+                unsigned char* row = smem + q_off + b * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes;
                 *reinterpret_cast<unsigned*>(row + (j ^ (rl % 8)) * 16 + lane % 4 * 4) =
                     fa_pack(o[8 * b + j][2 * r] * inv[r], o[8 * b + j][2 * r + 1] * inv[r]);
             }
@@ -1342,7 +1354,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
         const int qi = wg_row0 + rl;
         if (qi >= seq || col >= dim) continue;
         const unsigned char* src =
-            smem + kOffQ + c / 8 * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes + (c % 8 ^ rl % 8) * 16;
+            smem + q_off + c / 8 * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes + (c % 8 ^ rl % 8) * 16;
         fa_store_chunk(out + (long long)qi * dim + col, src, dim - col, out_vec);
     }
 }
@@ -1407,14 +1419,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     }
 
     if (threadIdx.x == 0) {
-        ak_mbar_init(sbase + kOffBar, 1);
+        for (int k = 0; k < kQBuffers; ++k) {
+            ak_mbar_init(fa3_bar_q_full(sbase, k), 1);                 // Q landed
+            ak_mbar_init(fa3_bar_q_empty(sbase, k), 4 * kConsumers);  // Q's buffer released
+        }
         for (int st = 0; st < STAGES; ++st) {
             ak_mbar_init(fa3_bar_k_full(sbase, st), 1);                 // K landed
             ak_mbar_init(fa3_bar_v_full(sbase, st), 1);                 // V landed
             ak_mbar_init(fa3_bar_k_empty(sbase, st), 4 * kConsumers);  // K released, one arrival per warp
             ak_mbar_init(fa3_bar_v_empty(sbase, st), 4 * kConsumers);  // V released
         }
-        ak_mbar_init(fa3_bar_q_empty(sbase), 4 * kConsumers);          // Q's region released
         ak_mbar_init_fence();  // visible to the TMA unit
     }
     __syncthreads();
@@ -1423,24 +1437,29 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // Producer warpgroup.
         if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
-            auto run = [&](int w, int base, int item) {  // -> the item's tile count
-                int q0, bh, n_tiles;
-                decode(w, q0, bh, n_tiles);
-                if constexpr (HEAD_DIM == 0) {
-                    if (dim <= 64)
-                        fa3_producer<64>(args, sbase, q0, bh, n_tiles, base, item);
-                    else
-                        fa3_producer<128>(args, sbase, q0, bh, n_tiles, base, item);
-                } else {
-                    fa3_producer<HEAD_DIM>(args, sbase, q0, bh, n_tiles, base, item);
-                }
-                return n_tiles;
-            };
+            // The head_dim is chosen outside the loop over work items: each loop has one wgmma path.
+            auto loop = [&](auto hd) {
+                constexpr int HD = decltype(hd)::value;
+                auto run = [&](int w, int base, int item) {  // -> the item's tile count
+                    int q0, bh, n_tiles;
+                    decode(w, q0, bh, n_tiles);
+                    fa3_producer<HD>(args, sbase, q0, bh, n_tiles, base, item);
+                    return n_tiles;
+                };
 #if PERSISTENT
-            for (int k = 0, base = 0; item_of(k) < n_work; ++k) base += run(item_of(k), base, k);
+                for (int k = 0, base = 0; item_of(k) < n_work; ++k) base += run(item_of(k), base, k);
 #else
-            run(blockIdx.y * n_q + blockIdx.x, 0, 0);
+                run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
+            };
+            if constexpr (HEAD_DIM == 0) {
+                if (dim <= 64)
+                    loop(fa_int<64>{});
+                else
+                    loop(fa_int<128>{});
+            } else {
+                loop(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (a kernel is no template: both branches compile)
+            }
         }
     } else {
         // Consumer warpgroups.
@@ -1450,31 +1469,35 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // (every warpgroup takes n_tiles + 1 turns per item), and warpgroup 0 takes the last token.
         if constexpr (PINGPONG == 1)
             if (wg == kConsumers - 1) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-        auto run = [&](int w, int base, int item) {  // -> the item's tile count
-            int q0, bh, n_tiles;
-            decode(w, q0, bh, n_tiles);
-            ak_mbar_wait(sbase + kOffBar, unsigned(item) & 1u);  // Q
-            if constexpr (HEAD_DIM == 0) {
-                if (dim <= 64)
-                    fa3_consumer<64>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
-                else
-                    fa3_consumer<128>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
-            } else {
-                fa3_consumer<HEAD_DIM>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
-            }
-            return n_tiles;
-        };
+        auto loop = [&](auto hd) {
+            constexpr int HD = decltype(hd)::value;
+            auto run = [&](int w, int base, int item) {  // -> the item's tile count
+                int q0, bh, n_tiles;
+                decode(w, q0, bh, n_tiles);
+                ak_mbar_wait(fa3_bar_q_full(sbase, item), unsigned(item / kQBuffers) & 1u);  // Q
+                fa3_consumer<HD>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base, fa3_q_offset(item));
+                return n_tiles;
+            };
 #if PERSISTENT
-        for (int k = 0, base = 0; item_of(k) < n_work; ++k) {
-            base += run(item_of(k), base, k);
-            // The epilogue's shared-memory writes and reads are done before the next Q lands there.
-            ak_fence_proxy_async();
-            __syncwarp();
-            if (t128 % 32 == 0) ak_mbar_arrive(fa3_bar_q_empty(sbase));
-        }
+            for (int k = 0, base = 0; item_of(k) < n_work; ++k) {
+                base += run(item_of(k), base, k);
+                // The epilogue's shared-memory writes and reads are done before the next Q lands there.
+                ak_fence_proxy_async();
+                __syncwarp();
+                if (t128 % 32 == 0) ak_mbar_arrive(fa3_bar_q_empty(sbase, k));
+            }
 #else
-        run(blockIdx.y * n_q + blockIdx.x, 0, 0);
+            run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
+        };
+        if constexpr (HEAD_DIM == 0) {
+            if (dim <= 64)
+                loop(fa_int<64>{});
+            else
+                loop(fa_int<128>{});
+        } else {
+            loop(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (a kernel is no template: both branches compile)
+        }
         if constexpr (PINGPONG == 1)
             if (wg == 0) asm volatile("bar.sync 2, 256;\n" ::: "memory");
     }

@@ -31,7 +31,8 @@
 //            warpgroups of 64 query rows each (setmaxnreg moves registers from the producer to them).
 //            S = Q K^T is wgmma m64nBLOCK_Nk16 with Q and K from 128-byte-swizzled shared memory (the
 //            TMA's own layout, K-major); P stays in registers as the A operand of O += P V (wgmma
-//            m64n64k16 per 64 output columns, V from shared memory, N-major). A consumer releases a
+//            m64n64k16 or, for head_dim 128, m64n128k16 over both 64-column boxes; V from shared
+//            memory, N-major). A consumer releases a
 //            K buffer on its "K empty" mbarrier as soon as S is computed and a V buffer when P V has
 //            read it, so the next K tiles load early; K is requested one tile ahead of V. OVERLAP = 1
 //            issues the next tile's Q K^T before this tile's P V, so the softmax runs while the tensor
@@ -56,6 +57,7 @@
 // @autokernel tunable STAGES = 2 {1, 2, 3} tier 1 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
 // @autokernel tunable OVERLAP = 0 {0, 1} tier 1 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
 // @autokernel tunable PINGPONG = 0 {0, 1} tier 1 -- MMA=3, BLOCK_M 128 or 192: the consumer warpgroups take turns on the tensor cores (one's softmax during the other's GEMMs)
+// @autokernel tunable LAZY_RESCALE = 0 {0, 1} tier 1 -- MMA=3: the running max moves only when a tile's max exceeds it by 2^8, so the output is rescaled only in the tiles where it moved
 // @autokernel tunable PERSISTENT = 0 {0, 1} tier 1 -- MMA=3: one block per SM walks the work items (query tile, batch * head; causal: longest first), the next item's K/V and Q load during this one's epilogue
 // @autokernel tunable HEAD_DIM = 0 {0, 64, 128} tier 1 -- MMA=3: 0 compiles the wgmma path for head_dim 64 and 128 (chosen at run time); 64 only for head_dim <= 64 (shared memory sized for it; larger ones run the mma.sync block), 128 for every head_dim (zero-padded)
 // @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim of MMA=0/1 (sizes their shared memory)
@@ -86,6 +88,9 @@
 #ifndef PERSISTENT
 #define PERSISTENT 0
 #endif
+#ifndef LAZY_RESCALE
+#define LAZY_RESCALE 0
+#endif
 #ifndef HEAD_DIM
 #define HEAD_DIM 0
 #endif
@@ -99,6 +104,7 @@ static_assert(STAGES >= 1 && STAGES <= 3, "STAGES must be 1, 2 or 3");
 static_assert(OVERLAP == 0 || OVERLAP == 1, "OVERLAP must be 0 or 1");
 static_assert(PINGPONG == 0 || PINGPONG == 1, "PINGPONG must be 0 or 1");
 static_assert(PERSISTENT == 0 || PERSISTENT == 1, "PERSISTENT must be 0 or 1");
+static_assert(LAZY_RESCALE == 0 || LAZY_RESCALE == 1, "LAZY_RESCALE must be 0 or 1");
 static_assert(HEAD_DIM == 0 || HEAD_DIM == 64 || HEAD_DIM == 128, "HEAD_DIM must be 0 (both), 64 or 128");
 static_assert(BLOCK_N % 32 == 0, "BLOCK_N must be a multiple of 32");
 #if MMA == 2
@@ -537,7 +543,12 @@ __device__ __forceinline__ void fa_mask(float (&s)[NB][4], int lane, int row, in
 // written over s, the running sums l (this lane's share; the quad is summed once at the end) and the
 // factor 2^(m_old - m_new) by which the output rows must be rescaled. A row whose keys are all masked so
 // far keeps m = -inf and takes its exponentials against 0.
-template <int NB>
+// LAZY (MMA=3, LAZY_RESCALE=1): the running max only moves when the tile's max exceeds it by more than
+// 8 (log2 domain), so p stays <= 2^8 (exact enough in fp16 and bf16, whose precision is relative) and the
+// output rows are rescaled only in the rare tiles where some row's max moved (a warp-wide vote).
+constexpr float kLazyRescaleLog2 = 8.f;
+
+template <int NB, bool LAZY = false>
 __device__ __forceinline__ void fa_softmax_stats(float (&s)[NB][4], float (&m)[2], float (&l)[2], float (&alpha)[2],
                                                  float scale_log2) {
 #pragma unroll
@@ -547,9 +558,14 @@ __device__ __forceinline__ void fa_softmax_stats(float (&s)[NB][4], float (&m)[2
         for (int nb = 0; nb < NB; ++nb) mx = fmaxf(mx, fmaxf(s[nb][2 * r], s[nb][2 * r + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float m_new = fmaxf(m[r], mx * scale_log2);
+        float m_new;
+        if constexpr (LAZY)
+            m_new = mx * scale_log2 > m[r] + kLazyRescaleLog2 ? mx * scale_log2 : m[r];  // -inf + 8 = -inf
+        else
+            m_new = fmaxf(m[r], mx * scale_log2);
         const float m_use = m_new == AK_NEG_INF ? 0.f : m_new;
         alpha[r] = fa_exp2(m[r] - m_use);  // 0 while m[r] is -inf
+        if constexpr (LAZY) alpha[r] = m_new == m[r] ? 1.f : alpha[r];  // exactly 1 where the max stayed
         m[r] = m_new;
         float sum = 0.f;
 #pragma unroll
@@ -572,12 +588,18 @@ __device__ __forceinline__ void fa_rescale(float (&o)[NO][4], const float (&alph
         for (int e = 0; e < 4; ++e) o[j][e] *= alpha[e / 2];
 }
 
-template <int NB, int NO>
+// LAZY: only when some row of the warp moved its max (alpha != 1); the others' alpha is 1 exactly.
+template <int NO, bool LAZY>
+__device__ __forceinline__ void fa_rescale_if(float (&o)[NO][4], const float (&alpha)[2]) {
+    if (!LAZY || __any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) fa_rescale(o, alpha);
+}
+
+template <int NB, int NO, bool LAZY = false>
 __device__ __forceinline__ void fa_softmax_step(float (&s)[NB][4], float (&o)[NO][4], float (&m)[2], float (&l)[2],
                                                 float scale_log2) {
     float alpha[2];
-    fa_softmax_stats(s, m, l, alpha, scale_log2);
-    fa_rescale(o, alpha);
+    fa_softmax_stats<NB, LAZY>(s, m, l, alpha, scale_log2);
+    fa_rescale_if<NO, LAZY>(o, alpha);
 }
 
 // P (in s) as the A operand of P V, 16 keys per step: the accumulators of key blocks 2kk and 2kk + 1 are
@@ -926,11 +948,14 @@ constexpr int kBoxRowBytes = 128;
 constexpr int kSmemHeadDim = HEAD_DIM == 64 ? 64 : 128;
 constexpr int kQBytes = BLOCK_M * kSmemHeadDim * 2;
 constexpr int kKVBytes = BLOCK_N * kSmemHeadDim * 2;
+// PERSISTENT: two Q buffers, item k in buffer k % 2, so the next item's Q loads while this one runs
+// (each item's epilogue stages its output in its own Q buffer).
+constexpr int kQBuffers = PERSISTENT ? 2 : 1;
 constexpr int kOffQ = 0;
-constexpr int kOffK = kOffQ + kQBytes;
+constexpr int kOffK = kOffQ + kQBuffers * kQBytes;
 constexpr int kOffV = kOffK + STAGES * kKVBytes;
-constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full, k_full[], v_full[], k_empty[], v_empty[] (STAGES each), q_empty
-constexpr int kBarBytes = 8 * (2 + 4 * STAGES);
+constexpr int kOffBar = kOffV + STAGES * kKVBytes;  // q_full[], k_full[], v_full[], k_empty[], v_empty[], q_empty[]
+constexpr int kBarBytes = 8 * (2 * kQBuffers + 4 * STAGES);
 // Without tensor maps the consumer warps run the MMA=2 block instead, in 32-key tiles (it runs under the
 // entry register cap, without the setmaxnreg share).
 constexpr int kFallbackBlockN = 32;
@@ -966,6 +991,11 @@ AK_LAUNCH(0) = {
 };
 
 // ---- mbarrier, TMA, wgmma: autokernel/hopper.cuh; the wgmma forms this kernel uses ---------------------
+
+template <int V>
+struct fa_int {  // a compile-time int as a value (the head_dim of a generic lambda)
+    static constexpr int value = V;
+};
 
 
 // wgmma.mma_async m64nNk16, f32 accumulators (m64nN layout: warp w of the warpgroup holds rows 16w ..
@@ -1033,6 +1063,26 @@ __device__ __forceinline__ void fa_wgmma_rs_n64(float (&d)[8][4], const unsigned
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
+__device__ __forceinline__ void fa_wgmma_rs_n128(float (&d)[16][4], const unsigned (&a)[4], unsigned long long b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
+          "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+          "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+          "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
+          "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
 template <int ScaleD, int NB>
 __device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long long a, unsigned long long b) {
     if constexpr (NB == 4)
@@ -1046,20 +1096,23 @@ __device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long lon
 }
 
 // ---- producer: one thread issues every TMA load of the block -------------------------------------------
-// Barriers (8 bytes each from kOffBar): Q landed; per stage K landed, V landed, K released, V released;
-// Q's region released (PERSISTENT: the consumers' epilogue is done with it).
+// Barriers (8 bytes each from kOffBar): per Q buffer Q landed; per stage K landed, V landed, K released,
+// V released; per Q buffer Q's region released (PERSISTENT: the consumers' epilogue is done with it).
 // K and V have their own "released" barriers: a consumer is done with K(t) as soon as S(t) is computed,
 // long before P V(t) has read V(t), so K(t + STAGES) is fetched while tile t is still in use. K runs one
 // tile ahead of V: K(t + 1) is requested before V(t).
-__device__ __forceinline__ unsigned fa3_bar_k_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_v_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + STAGES + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_k_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + 2 * STAGES + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_v_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (1 + 3 * STAGES + t % STAGES); }
-__device__ __forceinline__ unsigned fa3_bar_q_empty(unsigned sbase) { return sbase + kOffBar + 8 * (1 + 4 * STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_q_full(unsigned sbase, int k) { return sbase + kOffBar + 8 * (k % kQBuffers); }
+__device__ __forceinline__ unsigned fa3_bar_k_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_v_full(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_k_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + 2 * STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_v_empty(unsigned sbase, int t) { return sbase + kOffBar + 8 * (kQBuffers + 3 * STAGES + t % STAGES); }
+__device__ __forceinline__ unsigned fa3_bar_q_empty(unsigned sbase, int k) { return sbase + kOffBar + 8 * (kQBuffers + 4 * STAGES + k % kQBuffers); }
+// The byte offset of item k's Q buffer.
+__device__ __forceinline__ int fa3_q_offset(int k) { return kOffQ + k % kQBuffers * kQBytes; }
 
 // One work item (a query tile of one batch * head): K(0) first, then Q once the consumers are done with
-// the previous item's Q region (their epilogue stages the output there; PERSISTENT), then K(t + 1) and
-// V(t). `base`: the ring index of the item's first tile (the ring's stages and phases run on across items).
+// the item's Q buffer (the epilogue of item - kQBuffers staged its output there; PERSISTENT), then
+// K(t + 1) and V(t). `base`: the ring index of the item's first tile (the ring's stages and phases run on across items).
 template <int HD>
 __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args, unsigned sbase, int q0, int bh,
                                              int n_tiles, int base, int item) {
@@ -1079,12 +1132,13 @@ __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args
             ak_tma_load_2d(dst + b * BLOCK_N * kBoxRowBytes, &args.tma[1 + which], 64 * b, bh * seq + t * BLOCK_N, full);
     };
     load(0, 0);
-    if (item > 0) ak_mbar_wait(fa3_bar_q_empty(sbase), unsigned(item - 1) & 1u);
-    const unsigned bar_q = sbase + kOffBar;
+    // The buffer's previous item (item - kQBuffers) must be done with it.
+    if (item >= kQBuffers) ak_mbar_wait(fa3_bar_q_empty(sbase, item), unsigned(item / kQBuffers - 1) & 1u);
+    const unsigned bar_q = fa3_bar_q_full(sbase, item);
     ak_mbar_expect_tx(bar_q, kBoxes * BLOCK_M * kBoxRowBytes);
 #pragma unroll
     for (int b = 0; b < kBoxes; ++b)
-        ak_tma_load_2d(sbase + kOffQ + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
+        ak_tma_load_2d(sbase + fa3_q_offset(item) + b * BLOCK_M * kBoxRowBytes, &args.tma[0], 64 * b, bh * seq + q0, bar_q);
     for (int t = 0; t < n_tiles; ++t) {
         if (t + 1 < n_tiles) load(t + 1, 0);
         load(t, 1);
@@ -1103,16 +1157,17 @@ __device__ __forceinline__ void fa3_producer(const ak_flash_attention_args& args
 // masked for its rows gives p = 0), so all take the same number of turns; warpgroup 0 takes the last token.
 template <int HD>
 __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args, unsigned char* smem, unsigned sbase,
-                                             int wg, int t128, int q0, int bh, int n_tiles, int base) {
+                                             int wg, int t128, int q0, int bh, int n_tiles, int base, int q_off) {
     constexpr int kBoxes = HD / 64;
     constexpr int kNB = BLOCK_N / 8;
+    constexpr bool kLazy = LAZY_RESCALE == 1;
     const int seq = args.seq, dim = args.head_dim;
     const bool causal = args.causal != 0;
     const int warp = t128 / 32, lane = t128 % 32;
     const int wg_row0 = q0 + 64 * wg;                   // the warpgroup's first query
     const int my_row = wg_row0 + 16 * warp + lane / 4;  // this lane's rows: my_row and my_row + 8
     const float scale_log2 = args.scale * kLog2e;
-    const unsigned q_rows = sbase + kOffQ + 64 * wg * kBoxRowBytes;  // this warpgroup's rows of box 0
+    const unsigned q_rows = sbase + q_off + 64 * wg * kBoxRowBytes;  // this warpgroup's rows of box 0
     // Tiles with a key this warpgroup sees (causal: the keys up to its last row); the rest (a suffix) is
     // only waited for and released. Warpgroup-uniform, as every wgmma must be. PINGPONG: all of them.
     int n_mine = n_tiles;
@@ -1174,12 +1229,14 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
         const unsigned v_tile = sbase + kOffV + (base + t) % STAGES * kKVBytes;
         ak_wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BLOCK_N / 16; ++kk)
-#pragma unroll
-            for (int b = 0; b < kBoxes; ++b)
-                fa_wgmma_rs_n64(reinterpret_cast<float(&)[8][4]>(o[8 * b]), p[kk],
-                                ak_wgmma_desc(v_tile + b * BLOCK_N * kBoxRowBytes + kk * 16 * kBoxRowBytes,
-                                        BLOCK_N * kBoxRowBytes, 1024));
+        for (int kk = 0; kk < BLOCK_N / 16; ++kk) {
+            // MN-major B: the leading offset is the distance between the 64-column boxes.
+            const unsigned long long b = ak_wgmma_desc(v_tile + kk * 16 * kBoxRowBytes, BLOCK_N * kBoxRowBytes, 1024);
+            if constexpr (kBoxes == 1)
+                fa_wgmma_rs_n64(o, p[kk], b);
+            else
+                fa_wgmma_rs_n128(o, p[kk], b);  // both boxes: all 128 output columns in one wgmma
+        }
         ak_wgmma_commit();
     };
     auto mask = [&](int t) {
@@ -1195,7 +1252,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
             ak_fence_regs(s);
             release_k(t);
             mask(t);
-            fa_softmax_step(s, o, m, l, scale_log2);
+            fa_softmax_step<kNB, 8 * kBoxes, kLazy>(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             wait_v(t);
             issue_pv(t);
@@ -1215,7 +1272,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
             ak_fence_regs(s);
             release_k(0);
             mask(0);
-            fa_softmax_step(s, o, m, l, scale_log2);
+            fa_softmax_step<kNB, 8 * kBoxes, kLazy>(s, o, m, l, scale_log2);
             fa_pack_p(s, p);
             for (int t = 0; t + 1 < n_mine; ++t) {
                 wait_k(t + 1);
@@ -1230,12 +1287,12 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
                     release_k(t + 1);
                     mask(t + 1);
                     float alpha[2];
-                    fa_softmax_stats(s, m, l, alpha, scale_log2);
+                    fa_softmax_stats<kNB, kLazy>(s, m, l, alpha, scale_log2);
                     ak_wgmma_wait<0>();
                     ak_fence_regs(o);
                     ak_fence_regs(p);
                     release_v(t);
-                    fa_rescale(o, alpha);
+                    fa_rescale_if<8 * kBoxes, kLazy>(o, alpha);
                     fa_pack_p(s, p);
                 } else {
                     // One turn issues P V(t) and S(t + 1); the softmax of t + 1 runs during the other
@@ -1252,7 +1309,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
                     ak_fence_regs(s);
                     release_k(t + 1);
                     mask(t + 1);
-                    fa_softmax_step(s, o, m, l, scale_log2);
+                    fa_softmax_step<kNB, 8 * kBoxes, kLazy>(s, o, m, l, scale_log2);
                     fa_pack_p(s, p);
                 }
             }
@@ -1285,7 +1342,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
 #pragma unroll
             for (int r = 0; r < 2; ++r) {
                 const int rl = 16 * warp + lane / 4 + 8 * r;  // row within the warpgroup
-                unsigned char* row = smem + kOffQ + b * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes;
+                unsigned char* row = smem + q_off + b * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes;
                 *reinterpret_cast<unsigned*>(row + (j ^ (rl % 8)) * 16 + lane % 4 * 4) =
                     fa_pack(o[8 * b + j][2 * r] * inv[r], o[8 * b + j][2 * r + 1] * inv[r]);
             }
@@ -1297,7 +1354,7 @@ __device__ __forceinline__ void fa3_consumer(const ak_flash_attention_args& args
         const int qi = wg_row0 + rl;
         if (qi >= seq || col >= dim) continue;
         const unsigned char* src =
-            smem + kOffQ + c / 8 * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes + (c % 8 ^ rl % 8) * 16;
+            smem + q_off + c / 8 * BLOCK_M * kBoxRowBytes + (64 * wg + rl) * kBoxRowBytes + (c % 8 ^ rl % 8) * 16;
         fa_store_chunk(out + (long long)qi * dim + col, src, dim - col, out_vec);
     }
 }
@@ -1362,14 +1419,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     }
 
     if (threadIdx.x == 0) {
-        ak_mbar_init(sbase + kOffBar, 1);
+        for (int k = 0; k < kQBuffers; ++k) {
+            ak_mbar_init(fa3_bar_q_full(sbase, k), 1);                 // Q landed
+            ak_mbar_init(fa3_bar_q_empty(sbase, k), 4 * kConsumers);  // Q's buffer released
+        }
         for (int st = 0; st < STAGES; ++st) {
             ak_mbar_init(fa3_bar_k_full(sbase, st), 1);                 // K landed
             ak_mbar_init(fa3_bar_v_full(sbase, st), 1);                 // V landed
             ak_mbar_init(fa3_bar_k_empty(sbase, st), 4 * kConsumers);  // K released, one arrival per warp
             ak_mbar_init(fa3_bar_v_empty(sbase, st), 4 * kConsumers);  // V released
         }
-        ak_mbar_init(fa3_bar_q_empty(sbase), 4 * kConsumers);          // Q's region released
         ak_mbar_init_fence();  // visible to the TMA unit
     }
     __syncthreads();
@@ -1378,24 +1437,29 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // Producer warpgroup.
         if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
-            auto run = [&](int w, int base, int item) {  // -> the item's tile count
-                int q0, bh, n_tiles;
-                decode(w, q0, bh, n_tiles);
-                if constexpr (HEAD_DIM == 0) {
-                    if (dim <= 64)
-                        fa3_producer<64>(args, sbase, q0, bh, n_tiles, base, item);
-                    else
-                        fa3_producer<128>(args, sbase, q0, bh, n_tiles, base, item);
-                } else {
-                    fa3_producer<HEAD_DIM>(args, sbase, q0, bh, n_tiles, base, item);
-                }
-                return n_tiles;
-            };
+            // The head_dim is chosen outside the loop over work items: each loop has one wgmma path.
+            auto loop = [&](auto hd) {
+                constexpr int HD = decltype(hd)::value;
+                auto run = [&](int w, int base, int item) {  // -> the item's tile count
+                    int q0, bh, n_tiles;
+                    decode(w, q0, bh, n_tiles);
+                    fa3_producer<HD>(args, sbase, q0, bh, n_tiles, base, item);
+                    return n_tiles;
+                };
 #if PERSISTENT
-            for (int k = 0, base = 0; item_of(k) < n_work; ++k) base += run(item_of(k), base, k);
+                for (int k = 0, base = 0; item_of(k) < n_work; ++k) base += run(item_of(k), base, k);
 #else
-            run(blockIdx.y * n_q + blockIdx.x, 0, 0);
+                run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
+            };
+            if constexpr (HEAD_DIM == 0) {
+                if (dim <= 64)
+                    loop(fa_int<64>{});
+                else
+                    loop(fa_int<128>{});
+            } else {
+                loop(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (a kernel is no template: both branches compile)
+            }
         }
     } else {
         // Consumer warpgroups.
@@ -1405,31 +1469,35 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // (every warpgroup takes n_tiles + 1 turns per item), and warpgroup 0 takes the last token.
         if constexpr (PINGPONG == 1)
             if (wg == kConsumers - 1) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-        auto run = [&](int w, int base, int item) {  // -> the item's tile count
-            int q0, bh, n_tiles;
-            decode(w, q0, bh, n_tiles);
-            ak_mbar_wait(sbase + kOffBar, unsigned(item) & 1u);  // Q
-            if constexpr (HEAD_DIM == 0) {
-                if (dim <= 64)
-                    fa3_consumer<64>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
-                else
-                    fa3_consumer<128>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
-            } else {
-                fa3_consumer<HEAD_DIM>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base);
-            }
-            return n_tiles;
-        };
+        auto loop = [&](auto hd) {
+            constexpr int HD = decltype(hd)::value;
+            auto run = [&](int w, int base, int item) {  // -> the item's tile count
+                int q0, bh, n_tiles;
+                decode(w, q0, bh, n_tiles);
+                ak_mbar_wait(fa3_bar_q_full(sbase, item), unsigned(item / kQBuffers) & 1u);  // Q
+                fa3_consumer<HD>(args, smem, sbase, wg, t128, q0, bh, n_tiles, base, fa3_q_offset(item));
+                return n_tiles;
+            };
 #if PERSISTENT
-        for (int k = 0, base = 0; item_of(k) < n_work; ++k) {
-            base += run(item_of(k), base, k);
-            // The epilogue's shared-memory writes and reads are done before the next Q lands there.
-            ak_fence_proxy_async();
-            __syncwarp();
-            if (t128 % 32 == 0) ak_mbar_arrive(fa3_bar_q_empty(sbase));
-        }
+            for (int k = 0, base = 0; item_of(k) < n_work; ++k) {
+                base += run(item_of(k), base, k);
+                // The epilogue's shared-memory writes and reads are done before the next Q lands there.
+                ak_fence_proxy_async();
+                __syncwarp();
+                if (t128 % 32 == 0) ak_mbar_arrive(fa3_bar_q_empty(sbase, k));
+            }
 #else
-        run(blockIdx.y * n_q + blockIdx.x, 0, 0);
+            run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
+        };
+        if constexpr (HEAD_DIM == 0) {
+            if (dim <= 64)
+                loop(fa_int<64>{});
+            else
+                loop(fa_int<128>{});
+        } else {
+            loop(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (a kernel is no template: both branches compile)
+        }
         if constexpr (PINGPONG == 1)
             if (wg == 0) asm volatile("bar.sync 2, 256;\n" ::: "memory");
     }

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # GPU job of the flash_attention starter's FA3-class variants (MMA=3, issue 12) against SDPA's fastest
-# backend, several configurations side by side, fp16 at every target row (B2 H32 S1024 and B1 H32 S4096,
-# head_dim 64 and 128, causal and not).
+# backend, several configurations side by side, fp16 and bf16 at every target row (B2 H32 S1024 and
+# B1 H32 S4096, head_dim 64 and 128, causal and not), and the GPU suite's flash_attention variants.
 #   Each `autokernel bench` times two configurations (the candidate and --reference) with SDPA's three
-#   backends in one run; the correctness stages run for the candidate in fp16. The pairs run in order of
+#   backends in one run; the correctness stages run for the candidate in the timed dtype. The pairs run in order of
 #   priority until the cap is near (a pair that hangs costs only its own timeout); every finished pair's
 #   rows are printed at once (so a cut-off job still reports them).
 # Usage: scripts/gpu-jobs/kern-attn.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
 # Writes $OUT/kern-attn/bench.tsv (every timing row), $OUT/kern-attn/log.txt and the raw JSON/stderr of
 # each bench; prints the summary table last.
 # targets: autokernel autokernel-evaluator test_evaluator_gpu
-# cap: 40 seconds
+# cap: 50 seconds
 set -uo pipefail
-cap=40
+cap=50
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-attn.sh BIN_DIR}" && pwd)
 out=${OUT:-/tmp/out}/kern-attn
@@ -58,6 +58,11 @@ try:
 except Exception as e:
     print(f"# no JSON: {e}", file=sys.stderr); sys.exit(0)
 print(f"# {sys.argv[2]}: {r.get('verdict')} {str(r.get('detail', ''))[:600]}", file=sys.stderr)
+for key, cfg in (('compile', sys.argv[2]), ('reference_compile', sys.argv[3])):
+    cs = r.get(key) or []
+    for c in (cs if isinstance(cs, list) else [cs]):
+        print(f"#   compile {cfg} {c.get('dtype')}: {c.get('registers')} registers, {c.get('spills')} B spilled, "
+              f"{c.get('compile_ms', 0):.0f} ms {str(c.get('log', ''))[:300]}", file=sys.stderr)
 def shape(dims):  # [batch, heads, seq, head_dim, causal]
     return 'x'.join(str(d) for d in dims[:4]) + (':causal' if dims[4] else ':noncausal')
 base = {}
@@ -73,18 +78,34 @@ for key, cfg in (('timing', sys.argv[2]), ('reference_timing', sys.argv[3])):
               f"{b_us / t['median_us']:.3f}\t{fl / t['median_us'] / 1e6:.0f}")
 PY
   head -c 1500 "$out/bench-$n.err" >> "$log"
-  tail -n +2 "$tsv" | grep -F -e "$a	" -e "$b	" | cut -f1,3,4,5,7 | column -t
+  tail -n +2 "$tsv" | grep -F -e "$a	" -e "$b	" | cut -f1-4,5,7 | tr '\t' ' '
 }
 
-# The turns (PINGPONG) with and without the intra-warpgroup overlap, per head_dim (HEAD_DIM=64/128: the
-# wgmma path, shared memory and registers for one head_dim); then the schedule without either on both
-# head_dims (HEAD_DIM=0), with the ring two and three deep; then the persistent grid.
+# Call 1 found PERSISTENT + PINGPONG + OVERLAP with the head_dim specialised at >= 0.85 in fp16. Now: the
+# same with HEAD_DIM=0 (the head_dim chosen at run time: what a search finds for any shape) and two Q
+# buffers, in fp16 and bf16; LAZY_RESCALE; three consumer warpgroups (192 x 128) for head_dim 64; then the
+# GPU suite's flash_attention variants (five stages, three dtypes each).
 b=MMA=3,BLOCK_M=128,BLOCK_N=128
-pair fp16 $d64 $b,STAGES=3,OVERLAP=1,PINGPONG=1,HEAD_DIM=64 $b,STAGES=3,OVERLAP=0,PINGPONG=1,HEAD_DIM=64
-pair fp16 $d128 $b,STAGES=2,OVERLAP=1,PINGPONG=1,HEAD_DIM=128 $b,STAGES=2,OVERLAP=0,PINGPONG=1,HEAD_DIM=128
-pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=0,PINGPONG=0,HEAD_DIM=0 $b,STAGES=2,OVERLAP=0,PINGPONG=0,HEAD_DIM=0
-pair fp16 $d64,$d128 $b,STAGES=3,OVERLAP=1,PINGPONG=1,HEAD_DIM=64,PERSISTENT=1 $b,STAGES=2,OVERLAP=1,PINGPONG=1,HEAD_DIM=128,PERSISTENT=1
+w=$b,OVERLAP=1,PINGPONG=1,PERSISTENT=1
+pair fp16 $d64,$d128 $w,STAGES=2,HEAD_DIM=0 $w,STAGES=3,HEAD_DIM=64
+pair bf16 $d64,$d128 $w,STAGES=2,HEAD_DIM=0 $w,STAGES=2,HEAD_DIM=128
+pair fp16 $d64,$d128 $w,STAGES=2,HEAD_DIM=0,LAZY_RESCALE=1 MMA=3,BLOCK_M=192,BLOCK_N=128,OVERLAP=1,PINGPONG=1,PERSISTENT=1,STAGES=3,HEAD_DIM=64
+
+left=$((cap - ($(date +%s) - t0) - 14))
+if ((left >= 8)); then
+  say "gpu suite: the flash_attention variants (limit ${left}s)"
+  AK_WORKER_LOG=$work/worker.log timeout -k 2 "$left" stdbuf -oL "$bin/test_evaluator_gpu" \
+    --gtest_filter='GpuFlashAttention/StarterVariantPasses.*' > "$out/suite.log" 2>&1
+  echo "suite exit $?" | tee -a "$log"
+  grep -E "^\[variant\]|^\[  FAILED|^\[  PASSED|tests ran" "$out/suite.log" | cut -c1-260 | tee -a "$log"
+  grep -B2 -A10 "Failure" "$out/suite.log" | cut -c1-400 | head -60 >> "$log"
+  grep -iE "illegal|error|fault" "$work/worker.log" 2>/dev/null | head -10 >> "$log"
+else
+  say "gpu suite skipped (${left}s left)"
+fi
+pair bf16 $d64 $w,STAGES=3,HEAD_DIM=64 $w,STAGES=3,HEAD_DIM=64,LAZY_RESCALE=1
+pair fp16 $d128 $w,STAGES=2,HEAD_DIM=128,LAZY_RESCALE=1 $b,OVERLAP=0,PINGPONG=1,PERSISTENT=1,STAGES=2,HEAD_DIM=0
 
 say "summary (ratio = SDPA's fastest backend / ours; target >= 0.85)"
-column -t -s $'\t' "$tsv" 2>/dev/null || cat "$tsv"
+cut -f1-7 "$tsv" | tr '\t' ' ' 
 rm -rf "$work"

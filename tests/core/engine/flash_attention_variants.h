@@ -16,7 +16,9 @@ using TunableSettings = std::vector<std::pair<std::string, std::string>>;
 // wgmma + TMA (FA3 class) with one, two and three consumer warpgroups, with and without the
 // intra-warpgroup overlap, and with the warpgroups taking turns (PINGPONG, two and three consumer
 // warpgroups, with and without the overlap; with 64-key tiles a causal block's warpgroups need different
-// numbers of tiles, and under PINGPONG all run all of them). The first of each is what the search reaches from the starter in one step.
+// numbers of tiles, and under PINGPONG all run all of them), the lazy rescale, the persistent grid and
+// the wgmma path compiled for one head_dim (the other one runs the mma.sync block, or zero-padded). The
+// first of each is what the search reaches from the starter in one step.
 inline const std::vector<TunableSettings>& flash_attention_variants() {
     static const std::vector<TunableSettings> variants = {
         {{"MMA", "1"}},
@@ -32,6 +34,13 @@ inline const std::vector<TunableSettings>& flash_attention_variants() {
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}, {"PINGPONG", "1"}},
         {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "2"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
+        {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"},
+         {"LAZY_RESCALE", "1"}, {"PERSISTENT", "1"}, {"HEAD_DIM", "64"}},
+        {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}, {"PERSISTENT", "1"},
+         {"HEAD_DIM", "128"}},
+        {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}, {"PERSISTENT", "1"}},
+        {{"BLOCK_M", "192"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"},
+         {"HEAD_DIM", "64"}},
     };
     return variants;
 }

@@ -30,6 +30,9 @@
 //                 SMEM_ROW copies). The logits are read once, so their lines go first and L2's other lines
 //                 (dirty ones whose write-back would share HBM with this read) stay. The two-pass row
 //                 (ONLINE = 0) hints only its second read; the first must stay in L2 for it.
+//   PREFETCH = 1  (sm_90, streamed rows) the block first asks the copy engine to bring its whole share of
+//                 the row into L2 (cp.async.bulk.prefetch.L2 in 4 KiB pieces, helpers.cuh: ak_prefetch_l2):
+//                 the row is on its way at once, with no registers held, while the loads walk it.
 //   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions for the
 //                 nine exponentials the one-pass row spends on every eight elements. FAST_EXP = 2 folds the
 //                 max into the scale: ex2(x * log2 e - max * log2 e), one FMA + MUFU.EX2 per element
@@ -42,6 +45,7 @@
 //
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
+// @autokernel tunable PREFETCH = 0 {0, 1} tier 1 -- streamed rows: the block's share of the row prefetched into L2 at the start (cp.async.bulk.prefetch.L2, sm_90)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
@@ -96,6 +100,9 @@
 #ifndef LOAD
 #define LOAD 0
 #endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -133,6 +140,10 @@ static_assert(CLUSTER == 1, "CLUSTER uses thread-block clusters and distributed 
 static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, L2 evict-first)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
+#endif
+static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(PREFETCH == 0, "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90 or newer");
 #endif
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
@@ -185,6 +196,13 @@ template <int K>
 __device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
     if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
     else ak_online_add<K, kFastExp>(v, run_max, run_sum);
+}
+
+// PREFETCH: part `p` of the row (split for V-element vectors) on its way into L2, issued by the group.
+template <int V>
+__device__ __forceinline__ void prefetch_part(const ak_t* x, const ak_row_part& p, int lane) {
+    ak_prefetch_l2(x + p.begin, (long long)(p.head + p.chunks * V + p.tail) * (long long)sizeof(ak_t), lane,
+                   kThreadsPerRow);
 }
 
 // This thread's share of part `p` of the row (split for V-element vectors) folded into the row's max
@@ -293,9 +311,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
         float row_max, sum;
         if (kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.logits)))) {
             const ak_row_part p = ak_row_share<kVec>(ak_split_row<kVec>(x, cols), rank, CLUSTER);
+            if constexpr (PREFETCH != 0) prefetch_part<kVec>(x, p, lane);
             row_stats<kVec>(x, p, lane, scratch, xch, group, row_max, sum);
         } else {
             const ak_row_part p = ak_row_share<1>(ak_split_row<1>(x, cols), rank, CLUSTER);
+            if constexpr (PREFETCH != 0) prefetch_part<1>(x, p, lane);
             row_stats<1>(x, p, lane, scratch, xch, group, row_max, sum);
         }
         loss = finish_loss(x, args.cols, target, row_max, sum);

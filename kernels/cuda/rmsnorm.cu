@@ -16,12 +16,17 @@
 // SMEM_ROW > 0 stages each row in SMEM_ROW KiB of dynamic shared memory per block (split among its
 // ROWS_PER_BLOCK rows) with 16-byte cp.async copies, all in flight at once: x is read from HBM once and
 // the second pass reads shared memory. Rows that do not fit take the two-pass path.
-// LOAD: the cache hint of x's read where it is read once (SMEM_ROW's copies, ROW_CACHE's loads; the
-// two-pass path re-reads x from L2 and keeps plain loads): 1 streaming (ld.global.cs), 2 an L2
-// evict-first policy with 256-byte prefetch (helpers.cuh: ak_load_vec).
+// LOAD: the cache hint of x's last read (SMEM_ROW's copies, ROW_CACHE's loads, the two-pass path's
+// second pass): 1 streaming (ld.global.cs), 2 an L2 evict-first policy with 256-byte prefetch
+// (helpers.cuh: ak_load_vec). On the two-pass path LOAD > 0 also reads the first pass under an L2
+// evict-last policy (its lines stay for the second read) and stores y streaming (st.global.cs), so
+// neither the written rows nor the rows already done push out the rows still to be read again.
+// PREFETCH = 1 (sm_90, the two-pass path): the block first asks the copy engine to bring the whole row
+// into L2 (cp.async.bulk.prefetch.L2, helpers.cuh: ak_prefetch_l2), no registers held.
 //
 // @autokernel type rmsnorm
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of x's read-once loads (SMEM_ROW / ROW_CACHE; 0 plain, 1 streaming, 2 L2 evict-first + 256 B prefetch)
+// @autokernel tunable PREFETCH = 0 {0, 1} tier 1 -- two-pass rows: the row prefetched into L2 at the block's start (cp.async.bulk.prefetch.L2, sm_90)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 -- elements per vector load when aligned
@@ -56,6 +61,9 @@
 #ifndef LOAD
 #define LOAD 0
 #endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -70,6 +78,10 @@ static_assert(SMEM_ROW <= 226, "SMEM_ROW: at most 226 KiB of shared memory per b
 static_assert(SMEM_ROW == 0 || SMEM_ROW * 1024 / ROWS_PER_BLOCK >= 1024,
               "SMEM_ROW: at least 1 KiB of shared memory per row (SMEM_ROW * 1024 / ROWS_PER_BLOCK)");
 static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, L2 evict-first)");
+static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(PREFETCH == 0, "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90 or newer");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 static_assert(SMEM_ROW == 0, "SMEM_ROW stages rows with cp.async: it needs sm_80 or newer");
@@ -91,19 +103,20 @@ AK_LAUNCH(0) = {
 };
 
 // Part `p` of the row (the whole row, split for V-element vectors) read from `src` (the row or its
-// staged copy): the sum of squares, then y = x * inv_rms * weight.
-template <int V, int Unroll>
+// staged copy): the sum of squares, then y = x * inv_rms * weight. Hinted (src is the row in global
+// memory, read twice): the first read under Hint1, the second under Hint2, y stored streaming.
+template <int V, int Unroll, int Hint1 = 0, int Hint2 = 0, bool StreamStore = false>
 __device__ __forceinline__ void rmsnorm_part(const ak_t* src, const ak_t* w, ak_t* y, const ak_row_part& p, bool y_vec,
                                              bool w_vec, int cols, float eps, int lane, float* scratch) {
     float sum_sq = 0.f;
-    ak_part_fold<V, kThreadsPerRow, Unroll>(src, p, lane, [&](const auto& v) {
+    ak_part_fold<V, kThreadsPerRow, Unroll, Hint1>(src, p, lane, [&](const auto& v) {
         constexpr int K = sizeof(v) / sizeof(v[0]);
 #pragma unroll
         for (int j = 0; j < K; ++j) sum_sq = fmaf(v[j], v[j], sum_sq);
     });
     sum_sq = ak_group_sum<kThreadsPerRow>(sum_sq, scratch);
     const float inv_rms = 1.0f / sqrtf(sum_sq / (float)cols + eps);
-    ak_part_map<V, kThreadsPerRow, Unroll, true>(src, w, y, p, y_vec, w_vec, lane,
+    ak_part_map<V, kThreadsPerRow, Unroll, true, Hint2, StreamStore>(src, w, y, p, y_vec, w_vec, lane,
                                                  [&](float v, float g) { return v * inv_rms * g; });
 }
 
@@ -173,9 +186,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
     }
     const bool vector_ok = kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.x) &&
                                                       ak_aligned<kVec>(args.y) && ak_aligned<kVec>(args.weight)));
+    if constexpr (PREFETCH != 0) ak_prefetch_l2(x, (long long)cols * (long long)sizeof(ak_t), lane, kThreadsPerRow);
+    constexpr int kFirstHint = LOAD > 0 ? 3 : 0;  // two-pass: the first read keeps its lines in L2
     if (vector_ok)  // the same for every thread of the block: no divergence around the reductions
-        rmsnorm_part<kVec, kUnroll>(x, args.weight, y, ak_split_row<kVec>(x, cols), ak_coaligned<kVec>(x, y),
-                                   ak_coaligned<kVec>(x, args.weight), args.cols, args.eps, lane, scratch);
+        rmsnorm_part<kVec, kUnroll, kFirstHint, LOAD, (LOAD > 0)>(x, args.weight, y, ak_split_row<kVec>(x, cols),
+                                                                 ak_coaligned<kVec>(x, y), ak_coaligned<kVec>(x, args.weight),
+                                                                 args.cols, args.eps, lane, scratch);
     else
         rmsnorm_part<1, kUnroll>(x, args.weight, y, ak_split_row<1>(x, cols), true, true, args.cols, args.eps, lane,
                                  scratch);

@@ -183,7 +183,9 @@ __device__ __forceinline__ bool ak_aligned(const void* p) {
 //   1  ld.global.cs, "streaming": its lines are the first that L1 and L2 evict, so the stream does not
 //      push out lines still wanted, such as dirty lines that would have to be written back to HBM first;
 //   2  ld.global.nc.L1::no_allocate under an L2 evict-first cache policy, with a 256-byte L2 prefetch:
-//      the read-only path, nothing kept in L1, whole 256-byte sectors fetched from HBM per miss (sm_80+).
+//      the read-only path, nothing kept in L1, whole 256-byte sectors fetched from HBM per miss (sm_80+);
+//   3  (not a LOAD value: the first read of a row that is read again) the same under an L2 evict-last
+//      policy, so the lines are still in L2 for the second read (sm_80+).
 // Global memory only: a row staged in shared memory is read with plain loads.
 
 // An L2 cache policy that marks the lines it brings in evict-first (sm_80+).
@@ -193,10 +195,17 @@ __device__ __forceinline__ unsigned long long ak_evict_first_policy() {
     return policy;
 }
 
+// An L2 cache policy that marks the lines it brings in evict-last (sm_80+).
+__device__ __forceinline__ unsigned long long ak_evict_last_policy() {
+    unsigned long long policy;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+
 // N elements at p (aligned as ak_vec<N>, global memory) loaded with cache hint Hint (see above).
 template <int N, int Hint = 0>
 __device__ __forceinline__ ak_vec<N> ak_load_vec(const ak_t* p) {
-    static_assert(Hint >= 0 && Hint <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read-only, evict-first)");
+    static_assert(Hint >= 0 && Hint <= 3, "load hints: 0 plain, 1 streaming, 2 read-only evict-first, 3 evict-last");
     constexpr int kBytes = N * int(sizeof(ak_t));
     if constexpr (Hint == 0) {
         return *reinterpret_cast<const ak_vec<N>*>(p);
@@ -221,7 +230,7 @@ __device__ __forceinline__ ak_vec<N> ak_load_vec(const ak_t* p) {
             if constexpr (kBytes == 2)
                 *reinterpret_cast<unsigned short*>(&v) = __ldcs(reinterpret_cast<const unsigned short*>(p));
         } else {
-            const unsigned long long policy = ak_evict_first_policy();
+            const unsigned long long policy = Hint == 3 ? ak_evict_last_policy() : ak_evict_first_policy();
             if constexpr (kBytes == 16)
                 asm("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
                     : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
@@ -329,12 +338,46 @@ __device__ __forceinline__ void ak_load_to(const ak_t* p, float* out) {
 #pragma unroll
     for (int i = 0; i < V; ++i) out[i] = ak_to_float(v.v[i]);
 }
-template <int V>
+// Streaming = true stores with st.global.cs (evict-first: the written lines leave L2 before lines that are
+// still to be read again), in 16-byte pieces at most.
+template <int V, bool Streaming = false>
 __device__ __forceinline__ void ak_store_from(ak_t* p, const float* in) {
     ak_vec<V> v;
 #pragma unroll
     for (int i = 0; i < V; ++i) v.v[i] = ak_from_float(in[i]);
-    *reinterpret_cast<ak_vec<V>*>(p) = v;
+    constexpr int kBytes = V * int(sizeof(ak_t));
+    if constexpr (!Streaming) {
+        *reinterpret_cast<ak_vec<V>*>(p) = v;
+    } else if constexpr (kBytes >= 16) {
+#pragma unroll
+        for (int k = 0; k < kBytes / 16; ++k)
+            __stcs(reinterpret_cast<uint4*>(p) + k, reinterpret_cast<const uint4*>(&v)[k]);
+    } else if constexpr (kBytes == 8) {
+        __stcs(reinterpret_cast<uint2*>(p), *reinterpret_cast<const uint2*>(&v));
+    } else if constexpr (kBytes == 4) {
+        __stcs(reinterpret_cast<unsigned*>(p), *reinterpret_cast<const unsigned*>(&v));
+    } else {
+        __stcs(reinterpret_cast<unsigned short*>(p), *reinterpret_cast<const unsigned short*>(&v));
+    }
+}
+
+// ---- bulk L2 prefetch (sm_90) ------------------------------------------------------------------------
+
+// Asks the copy engine to bring the 16-byte-aligned interior of bytes [p, p + bytes) of global memory into
+// L2 (cp.async.bulk.prefetch.L2), in pieces of 4 KiB issued by `threads` threads (this one is `lane`):
+// no registers held, nothing to wait for, so a whole row can be on its way while the loads that use it
+// start. A hint only; the edges (< 16 bytes) are left to the ordinary loads. Nothing before sm_90.
+__device__ __forceinline__ void ak_prefetch_l2(const void* p, long long bytes, int lane, int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr unsigned long long kPiece = 4096;
+    const unsigned long long first = (reinterpret_cast<unsigned long long>(p) + 15) & ~15ull;
+    const unsigned long long end = (reinterpret_cast<unsigned long long>(p) + (unsigned long long)bytes) & ~15ull;
+    for (unsigned long long a = first + (unsigned long long)lane * kPiece; a < end;
+         a += (unsigned long long)threads * kPiece) {
+        const unsigned size = unsigned(end - a < kPiece ? end - a : kPiece);
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(size) : "memory");
+    }
+#endif
 }
 
 // A part of a row (all of it, or one block's share of it under a cluster split): columns
@@ -422,8 +465,9 @@ __device__ __forceinline__ void ak_part_fold(const ak_t* x, const ak_row_part& p
 // reading x from `src` (the row itself, or its staged copy: any pointer whose element c is column c) and,
 // with SIDE, w from `side` (a per-column input such as a norm's weight; without it w = 0). `y_vec` /
 // `side_vec`: y / side are aligned where x is (ak_coaligned), so body chunks move as vectors; otherwise
-// element by element.
-template <int V, int STRIDE, int Unroll, bool SIDE, class Fn>
+// element by element. Hint: the cache hint of the body's src loads (ak_load_vec; > 0 only when src is
+// global memory); StreamStore: the body's y stores are st.global.cs (ak_store_from).
+template <int V, int STRIDE, int Unroll, bool SIDE, int Hint = 0, bool StreamStore = false, class Fn>
 __device__ __forceinline__ void ak_part_map(const ak_t* src, const ak_t* side, ak_t* y, const ak_row_part& p,
                                             bool y_vec, bool side_vec, int lane, Fn&& fn) {
     for (int c = lane; c < p.head; c += STRIDE) {
@@ -446,7 +490,7 @@ __device__ __forceinline__ void ak_part_map(const ak_t* src, const ak_t* side, a
 #pragma unroll
         for (int j = 0; j < V; ++j) v[j] = fn(v[j], w[j]);
         if (y_vec) {
-            ak_store_from<V>(y + col, v);
+            ak_store_from<V, StreamStore>(y + col, v);
         } else {
 #pragma unroll
             for (int j = 0; j < V; ++j) y[col + j] = ak_from_float(v[j]);
@@ -457,14 +501,14 @@ __device__ __forceinline__ void ak_part_map(const ak_t* src, const ak_t* side, a
         for (; i + (Unroll - 1) * STRIDE < p.chunks; i += Unroll * STRIDE) {
             float v[Unroll][V];
 #pragma unroll
-            for (int u = 0; u < Unroll; ++u) ak_load_to<V>(src + body_col + (i + u * STRIDE) * V, v[u]);
+            for (int u = 0; u < Unroll; ++u) ak_load_to<V, Hint>(src + body_col + (i + u * STRIDE) * V, v[u]);
 #pragma unroll
             for (int u = 0; u < Unroll; ++u) body_store(body_col + (i + u * STRIDE) * V, v[u]);
         }
     }
     for (; i < p.chunks; i += STRIDE) {
         float v[V];
-        ak_load_to<V>(src + body_col + i * V, v);
+        ak_load_to<V, Hint>(src + body_col + i * V, v);
         body_store(body_col + i * V, v);
     }
     const int tail_col = body_col + p.chunks * V;

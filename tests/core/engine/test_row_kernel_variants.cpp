@@ -118,6 +118,8 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"cross_entropy", {{"LOAD", "2"}, {"VEC", "8"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
         {"softmax", {{"LOAD", "2"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
         {"rmsnorm", {{"LOAD", "2"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
+        {"cross_entropy", {{"PREFETCH", "1"}}, "sm_80", "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90"},
+        {"rmsnorm", {{"PREFETCH", "1"}}, "sm_80", "PREFETCH uses the bulk L2 prefetch"},
     };
     for (const Case& c : cases) {
         const auto report = compile(c.type, c.tunables, {DType::fp16}, c.arch);

@@ -36,6 +36,7 @@
 // @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 when FUSE=0 -- elements per vector load when aligned (FUSE=0)
 // @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable STAGED_STORE = 0 {0, 1} tier 3 when FUSE=1 -- FUSE=1: 1 hidden leaves each consumer warpgroup through a swizzled shared-memory tile in coalesced 16-byte stores, 0 4-byte stores straight from the accumulators
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -64,8 +65,12 @@
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef STAGED_STORE
+#define STAGED_STORE 0
+#endif
 
 static_assert(FUSE == 0 || FUSE == 1, "FUSE must be 0 or 1");
+static_assert(STAGED_STORE == 0 || STAGED_STORE == 1, "STAGED_STORE must be 0 or 1");
 #if FUSE && !defined(AK_DTYPE_FP32)
 #define MLP_FUSED 1  // fp32 keeps the library GEMMs (no TF32)
 #else
@@ -132,16 +137,20 @@ static_assert(BLOCK_F == 64 || BLOCK_F == 128,
 static_assert(STAGES >= 2, "FUSE=1: the TMA ring needs STAGES >= 2");
 
 // Shared memory (base aligned to 1024 bytes): STAGES buffers of x [BLOCK_M][64], gate rows [BLOCK_F][64]
-// and up rows [BLOCK_F][64], every row 128 bytes; then the mbarriers.
+// and up rows [BLOCK_F][64], every row 128 bytes; with STAGED_STORE one 64 x BLOCK_F tile of hidden per
+// consumer warpgroup; then the mbarriers.
 constexpr int kRowBytes = 128;
 constexpr int kXBytes = BLOCK_M * kRowBytes;
 constexpr int kWBytes = BLOCK_F * kRowBytes;
 constexpr int kStageBytes = kXBytes + 2 * kWBytes;
-constexpr int kOffBar = STAGES * kStageBytes;  // full[STAGES], empty[STAGES]
+constexpr int kHiddenRowBytes = BLOCK_F * 2;                 // one row of a consumer's hidden tile (16-bit ak_t)
+constexpr int kStagingBytes = 64 * kHiddenRowBytes;           // per consumer warpgroup
+constexpr int kOffStaging = STAGES * kStageBytes;
+constexpr int kOffBar = kOffStaging + (STAGED_STORE ? kConsumers * kStagingBytes : 0);  // full[STAGES], empty[STAGES]
 constexpr int kSmemBytes = 1024 + kOffBar + 16 * STAGES;
 static_assert(kSmemBytes <= 227 * 1024,
-              "FUSE=1: STAGES buffers of (BLOCK_M + 2 BLOCK_F) x 64 elements exceed the 227 KB of shared memory a "
-              "block may use: lower STAGES, BLOCK_M or BLOCK_F");
+              "FUSE=1: STAGES buffers of (BLOCK_M + 2 BLOCK_F) x 64 elements (and the STAGED_STORE tiles) exceed the "
+              "227 KB of shared memory a block may use: lower STAGES, BLOCK_M or BLOCK_F");
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;
 static_assert(kConsumers == 1 || 128 * kProducerRegs + 128 * kConsumers * kConsumerRegs <= 65536,
@@ -220,6 +229,48 @@ __device__ __forceinline__ void store_tile(const ak_fused_mlp_args& args, const 
                 if (gc < f) hrow[gc] = v0;
                 if (gc + 1 < f) hrow[gc + 1] = v1;
             }
+        }
+    }
+}
+
+// STAGED_STORE: the same values, rounded once, go to this warpgroup's 64 x BLOCK_F tile in shared memory
+// (16-byte chunk c of row r at chunk c ^ (r % 8): the quads' 4-byte writes hit 32 distinct banks), and the
+// warpgroup then writes whole rows: each thread 16-byte chunks, a warp two 256-byte row segments (4-byte
+// stores from the accumulator layout touch 8 rows per warp instruction, half of each 32-byte sector).
+// Chunks past F, rows past M and an F or a hidden pointer that rules out 16-byte stores take element stores.
+__device__ __forceinline__ void store_tile_staged(const ak_fused_mlp_args& args, const float (&gate)[BLOCK_F / 8][4],
+                                                  const float (&up)[BLOCK_F / 8][4], int row0, int col0, int wg, int t128,
+                                                  unsigned char* staging) {
+    const int m = args.m, f = args.f;
+    const int warp = t128 / 32, lane = t128 % 32;
+    ak_named_barrier<128>(1 + wg);  // this warpgroup's reads of the previous tile are done
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int rl = 16 * warp + lane / 4 + 8 * h;
+#pragma unroll
+        for (int j = 0; j < BLOCK_F / 8; ++j) {
+            ak_t pair[2] = {ak_from_float(silu(gate[j][2 * h]) * up[j][2 * h]),
+                            ak_from_float(silu(gate[j][2 * h + 1]) * up[j][2 * h + 1])};
+            *reinterpret_cast<unsigned*>(staging + rl * kHiddenRowBytes + ((j ^ (rl % 8)) * 16) + (lane % 4) * 4) =
+                *reinterpret_cast<const unsigned*>(pair);
+        }
+    }
+    ak_named_barrier<128>(1 + wg);
+    const bool vec = f % 8 == 0 && reinterpret_cast<unsigned long long>(args.hidden) % 16 == 0;
+    constexpr int kChunks = BLOCK_F / 8;  // 16-byte chunks per row
+#pragma unroll
+    for (int i = 0; i < 64 * kChunks / 128; ++i) {
+        const int idx = t128 + 128 * i;
+        const int r = idx / kChunks, c = idx % kChunks;
+        const int gr = row0 + wg * 64 + r, gc = col0 + 8 * c;
+        if (gr >= m || gc >= f) continue;
+        const uint4 v = *reinterpret_cast<const uint4*>(staging + r * kHiddenRowBytes + ((c ^ (r % 8)) * 16));
+        ak_t* dst = args.hidden + (long long)gr * f + gc;
+        if (vec && gc + 8 <= f) {
+            *reinterpret_cast<uint4*>(dst) = v;
+        } else {
+            const ak_t* e = reinterpret_cast<const ak_t*>(&v);
+            for (int q = 0; q < 8 && gc + q < f; ++q) dst[q] = e[q];
         }
     }
 }
@@ -339,7 +390,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         fence_acc(gate, up);
         __syncwarp();
         ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
-        store_tile(args, gate, up, tc.row0, tc.col0, wg, t128);
+        if constexpr (STAGED_STORE)
+            store_tile_staged(args, gate, up, tc.row0, tc.col0, wg, t128, smem + kOffStaging + wg * kStagingBytes);
+        else
+            store_tile(args, gate, up, tc.row0, tc.col0, wg, t128);
     }
 }
 #endif  // MLP_FUSED

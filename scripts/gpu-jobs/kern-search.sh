@@ -7,14 +7,14 @@
 #            the at::matmul-composed eager SwiGLU (target > 1), and the bf16 edge shape 33x127x7;
 #   mm     - matmul MMA=3 with the TMA-store epilogue in bf16 (and fp16) at 4096^3, 2048^3, 4096x11008x4096
 #            against cuBLAS (target >= 0.90 / 0.85 / 0.90);
-#   search - `autokernel new` + `autokernel run --agent search` on matmul (AK_SEARCH_SHAPE, default 2048^3)
+#   search - `autokernel new` + `autokernel run --agent search` on matmul (AK_SEARCH_SHAPE, default 4096^3)
 #            from the starter: every
 #            experiment's config, latency and cost ({eval s, compile ms|cached}), experiments per hour.
-# Sections: AK_SEARCH_SECTIONS="tests mlp search mm edge" (default all, in that order); the search gets
-# what is left of the cap but AK_SEARCH_RESERVE seconds (default 0) for the sections after it. Every failure prints its verdict detail and stderr.
+# Sections: AK_SEARCH_SECTIONS="tests mm edge mlp search" (default "mm edge mlp search"; they run in the
+# order of the file: tests, mlp, mm, edge, search); the search, last, gets what is left of the cap. Every failure prints its verdict detail and stderr.
 # Usage: scripts/gpu-jobs/kern-search.sh BIN_DIR. Writes $OUT/kern-search/{log.txt,bench.tsv,run.log,...}.
 # targets: test_adapters test_loop_cli ak_fake_loop_worker
-# cap: 40 seconds
+# cap: 50 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-search.sh BIN_DIR}" && pwd)
@@ -28,7 +28,7 @@ tsv="$out/bench.tsv"
 t0=$(date +%s)
 say() { echo "=== $* (t+$(($(date +%s) - t0))s)" | tee -a "$log"; }
 left() { echo $((cap - ($(date +%s) - t0) - 3)); }
-sections=${AK_SEARCH_SECTIONS:-tests mlp search mm edge}
+sections=${AK_SEARCH_SECTIONS:-mm edge mlp search}
 want() { [[ " $sections " == *" $1 "* ]]; }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources
 [[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -103,13 +103,58 @@ mlp_shapes=2048x2048x5504,4096x4096x11008
 mmD=BLOCK_M=128,BLOCK_N=256,STAGES=4,MMA=3,TMA_STORE=1
 # ---- fused_mlp FUSE=1 ----------------------------------------------------------------------------------
 if want mlp; then
-  bench fused_mlp mlpF FUSE=1 fp16 "$mlp_shapes" 14 fp16,bf16,fp32   # all five stages in the three dtypes
+  # FUSE=1 with hidden through shared memory in 16-byte stores, all five stages in the three dtypes; then
+  # the same in bf16, and 128 x (64 + 64) tiles (10.4 waves at 2048 -> 5504 instead of 5.2).
+  bench fused_mlp mlpS FUSE=1,STAGED_STORE=1 fp16 "$mlp_shapes" 10 fp16,bf16,fp32
+  bench fused_mlp mlpS FUSE=1,STAGED_STORE=1 bf16 "$mlp_shapes" 8
+  bench fused_mlp mlpS64 FUSE=1,STAGED_STORE=1,BLOCK_F=64 fp16 "$mlp_shapes" 8
+  [[ ${AK_SEARCH_MLP_PLAIN:-0} == 1 ]] && bench fused_mlp mlpF FUSE=1 fp16 "$mlp_shapes" 8
 fi
+# ---- matmul bf16 -----------------------------------------------------------------------------------------
+if want mm; then
+  bench matmul mmD "$mmD" bf16 "$mm_shapes" 10
+  bench matmul mmD "$mmD" fp16 "$mm_shapes" 10
+fi
+
+# ---- fused_mlp starter at the bf16 edge shape --------------------------------------------------------
+if want edge; then
+  bench fused_mlp mlp-edge VEC=1 bf16 33x127x7 6
+  # Why the FUSE=0 starter failed 33x127x7 bf16 at its edge check once: cuBLAS's split-K with bf16 partial
+  # sums (torch's default allow_bf16_reduced_precision_reduction) in the gate/up library GEMM. The starter's
+  # pipeline in torch on the GPU, 400 regular draws, reduced-precision reductions allowed and not.
+  if (($(left) > 6)); then
+    say "fused_mlp 33x127x7 bf16: elements over tolerance with and without bf16 split-K partials"
+    timeout 20 python3 - <<'PY' 2>&1 | tail -6 | tee -a "$log"
+import math, torch
+M, D, F = 33, 127, 7
+bf = torch.bfloat16
+silu = torch.nn.functional.silu
+g = torch.Generator(device='cuda').manual_seed(1)
+for allow in (True, False):
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = allow
+    fails = runs_failing = 0; worst = 0.0
+    for _ in range(400):
+        x = torch.randn(M, D, device='cuda', generator=g).to(bf)
+        wgu = (torch.randn(2 * F, D, device='cuda', generator=g) / math.sqrt(D)).to(bf)
+        wd = (torch.randn(D, F, device='cuda', generator=g) / math.sqrt(F)).to(bf)
+        gu32 = x.double() @ wgu.double().t()
+        ref = (silu(gu32[:, :F]) * gu32[:, F:]) @ wd.double().t()
+        gu = torch.mm(x, wgu.t()).float()                     # the library gate/up GEMM
+        h = (silu(gu[:, :F]) * gu[:, F:]).to(bf)               # the starter's SwiGLU stage
+        out = torch.mm(h, wd.t()).double()                     # the library down GEMM
+        n = int(((out - ref).abs() > 0.02 + 0.02 * ref.abs()).sum())
+        fails += n; runs_failing += n > 0; worst = max(worst, float((out - ref).abs().max()))
+    print(f"allow_bf16_reduced_precision_reduction={allow}: {fails} elements over tolerance in 400 draws "
+          f"({runs_failing} draws failing), worst |err| {worst:.4f}")
+PY
+  fi
+fi
+
 # ---- the search climb ----------------------------------------------------------------------------------
 if want search; then
-  l=$(( $(left) - 2 - ${AK_SEARCH_RESERVE:-0} ))
+  l=$(( $(left) - 2 - ${AK_SEARCH_RESERVE:-6} ))  # AK_SEARCH_RESERVE: seconds kept for the winner's benches
   if ((l > 8)); then
-    shape=${AK_SEARCH_SHAPE:-2048x2048x2048}
+    shape=${AK_SEARCH_SHAPE:-4096x4096x4096}
     say "search on matmul $shape from the starter (cap ${l}s)"
     s=$work/session
     "$bin/autokernel" new "$s" --kernel matmul --shapes "matmul:$shape" > "$out/run.log" 2>&1
@@ -151,45 +196,6 @@ PY
     fi
   else
     say "search skipped: ${l}s left"
-  fi
-fi
-
-# ---- matmul bf16 -----------------------------------------------------------------------------------------
-if want mm; then
-  bench matmul mmD "$mmD" bf16 "$mm_shapes" 10
-fi
-
-# ---- fused_mlp starter at the bf16 edge shape --------------------------------------------------------
-if want edge; then
-  bench fused_mlp mlp-edge VEC=1 bf16 33x127x7 6
-  # Why the FUSE=0 starter failed 33x127x7 bf16 at its edge check once: cuBLAS's split-K with bf16 partial
-  # sums (torch's default allow_bf16_reduced_precision_reduction) in the gate/up library GEMM. The starter's
-  # pipeline in torch on the GPU, 400 regular draws, reduced-precision reductions allowed and not.
-  if (($(left) > 6)); then
-    say "fused_mlp 33x127x7 bf16: elements over tolerance with and without bf16 split-K partials"
-    timeout 20 python3 - <<'PY' 2>&1 | tail -6 | tee -a "$log"
-import math, torch
-M, D, F = 33, 127, 7
-bf = torch.bfloat16
-silu = torch.nn.functional.silu
-g = torch.Generator(device='cuda').manual_seed(1)
-for allow in (True, False):
-    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = allow
-    fails = runs_failing = 0; worst = 0.0
-    for _ in range(400):
-        x = torch.randn(M, D, device='cuda', generator=g).to(bf)
-        wgu = (torch.randn(2 * F, D, device='cuda', generator=g) / math.sqrt(D)).to(bf)
-        wd = (torch.randn(D, F, device='cuda', generator=g) / math.sqrt(F)).to(bf)
-        gu32 = x.double() @ wgu.double().t()
-        ref = (silu(gu32[:, :F]) * gu32[:, F:]) @ wd.double().t()
-        gu = torch.mm(x, wgu.t()).float()                     # the library gate/up GEMM
-        h = (silu(gu[:, :F]) * gu[:, F:]).to(bf)               # the starter's SwiGLU stage
-        out = torch.mm(h, wd.t()).double()                     # the library down GEMM
-        n = int(((out - ref).abs() > 0.02 + 0.02 * ref.abs()).sum())
-        fails += n; runs_failing += n > 0; worst = max(worst, float((out - ref).abs().max()))
-    print(f"allow_bf16_reduced_precision_reduction={allow}: {fails} elements over tolerance in 400 draws "
-          f"({runs_failing} draws failing), worst |err| {worst:.4f}")
-PY
   fi
 fi
 

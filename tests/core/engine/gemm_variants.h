@@ -34,12 +34,15 @@ inline const std::vector<TunableSettings>& matmul_variants() {
 
 // The fused gate/up GEMM with the SwiGLU epilogue (wgmma + TMA, warp-specialized, persistent) before the
 // library down GEMM: two consumer warpgroups with 128-column gate and up accumulators (the default tile),
-// one consumer warpgroup with 64-column ones, a plain tile order.
+// one consumer warpgroup with 64-column ones, a plain tile order, and hidden leaving through shared memory
+// in 16-byte stores (STAGED_STORE) with two and with one consumer warpgroup.
 inline const std::vector<TunableSettings>& fused_mlp_variants() {
     static const std::vector<TunableSettings> variants = {
         {{"FUSE", "1"}},
         {{"BLOCK_M", "64"}, {"BLOCK_F", "64"}, {"STAGES", "2"}, {"FUSE", "1"}},
         {{"BLOCK_F", "64"}, {"STAGES", "3"}, {"FUSE", "1"}, {"GROUP_M", "1"}},
+        {{"FUSE", "1"}, {"STAGED_STORE", "1"}},
+        {{"BLOCK_M", "64"}, {"BLOCK_F", "64"}, {"FUSE", "1"}, {"STAGED_STORE", "1"}},
     };
     return variants;
 }

@@ -154,7 +154,6 @@ if want bisect; then
     if (( rc_old == 0 )); then inject old-train 16 CUDA_INJECTION64_PATH="$work/libold-inject.so" -- $py -X faulthandler "$here/train_small.py"; rc_old=$?; bis=$here/train_small.py; else bis=$work/minimal.py; fi
     if (( rc_old != 0 )) && [[ -f $work/libtoday-shared-runtime.so ]]; then
       inject today-shared-runtime 16 CUDA_INJECTION64_PATH="$work/libtoday-shared-runtime.so" -- $py "$bis"
-      inject old-no-nvtx-env 16 CUDA_INJECTION64_PATH="$work/libold-inject.so" NVTX_INJECTION64_PATH=/nonexistent -- $py "$bis"
     fi
   fi
 fi
@@ -162,7 +161,7 @@ fi
 if want overhead2; then
   say "overhead2: input capture every iteration vs once; attribution by API records vs callbacks (llama-160m fp16, batch 8)"
   exp=()
-  for v in every:records once:records once:callbacks every:callbacks; do
+  for v in every:records once:records once:callbacks; do
     AK_PROFILER_RECORD_INPUTS=${v%%:*} AK_PROFILER_ATTRIBUTION=${v#*:} profile "overhead-${v%%:*}-${v#*:}" 12 \
       --model llama-160m --batch 8 --seq 1024 --dtype fp16 --warmup 3 --iterations 10 && exp+=("$out/overhead-${v%%:*}-${v#*:}.json")
   done

@@ -22,11 +22,13 @@
 #      built the old way (the host's libstdc++), on python + torch: which change removed the crash;
 #   overhead2: llama-160m fp16 inference profiled with input capture every iteration / once, and with
 #      kernel attribution by API records / API callbacks (AK_PROFILER_RECORD_INPUTS, AK_PROFILER_ATTRIBUTION).
-# Parts: AK_PROFILER_PARTS (default below) picks "debug events bisect overhead2 models torchscript inject
-# overhead names tests".
+#   cli-inject: `autokernel profile -- python train_small.py` (the user's route end to end, its report);
+#   overhead3: llama-160m fp16 inference with input capture every iteration (before) and once (after).
+# Parts: AK_PROFILER_PARTS (default below) picks "debug events bisect overhead2 cli-inject overhead3 models
+# torchscript inject overhead names tests".
 # Usage: scripts/gpu-jobs/profiler.sh BIN_DIR. Writes everything under $OUT/profiler/; prints the summary last.
 # targets: autokernel-profiler autokernel-inject test_profiler_gpu test_profiler autokernel
-# cap: 50 seconds
+# cap: 60 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: profiler.sh BIN_DIR}" && pwd)
@@ -48,9 +50,9 @@ prof=$bin/autokernel-profiler
 export AK_INJECT_LIBRARY=${AK_INJECT_LIBRARY:-$(dirname "$bin")/lib/libautokernel-inject.so}
 export AK_TEST_PYTHON=$py
 
-parts=${AK_PROFILER_PARTS:-events bisect overhead2}
+parts=${AK_PROFILER_PARTS:-cli-inject tests overhead3}
 want() { [[ " $parts " == *" $1 "* ]]; }
-want models || want tests || reserve=3
+want models || reserve=3
 profiles=()
 exp=()
 
@@ -65,7 +67,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
 profile() {  # profile NAME SECONDS ARGS...
   local name=$1 secs=$2; shift 2
   local l; l=$(left); (( secs > l )) && secs=$l
-  if (( secs < 8 )); then echo "$name: skipped (no time left within the cap)"; return 1; fi
+  if (( secs < 5 )); then echo "$name: skipped (no time left within the cap)"; return 1; fi
   timeout -k 5 "$secs" "$prof" --out "$out/$name.json" "$@" > "$out/$name.stdout" 2> "$out/$name.log"
   local rc=$?
   echo "$name: exit $rc: $(tail -1 "$out/$name.log" | cut -c1-220)"
@@ -127,6 +129,14 @@ if want debug; then
     grep -o " to [^ ]*" "$out/debug-ld-bindings.txt" | sort | uniq -c | sort -rn | head -8
     grep -E "libtorch|libc10|St10filesystem|cxx11" "$out/debug-ld-bindings.txt" | head -8
   fi
+fi
+
+if want cli-inject; then
+  say "cli-inject: autokernel profile -- python train_small.py"
+  timeout -k 2 $(( $(left) > 22 ? 22 : $(left) )) "$bin/autokernel" profile --out "$out/cli-train-small" -- $py "$here/train_small.py" \
+    > "$out/cli-train-small.txt" 2>&1
+  echo "autokernel profile -- python train_small.py: exit $?"; head -45 "$out/cli-train-small.txt"
+  [[ -f $out/cli-train-small/profile.json ]] && { $py "$here/summarize.py" top "$out/cli-train-small/profile.json" 8 2>&1 | head -14; rm -f "$out/cli-train-small/trace.json"; }
 fi
 
 if want events; then
@@ -265,7 +275,7 @@ fi
 
 if want tests; then
 say "5. GPU tests (with the time left)"
-tl=$(left)
+tl=$(left); want overhead3 && tl=$(( tl - 10 ))
 if (( tl < 20 )); then
   echo "no time left for test_profiler_gpu (${tl}s)" | tee "$out/gpu-tests.log"
 else
@@ -278,6 +288,14 @@ else
   fi
 fi
 
+fi
+
+if want overhead3; then
+  say "overhead3: llama-160m fp16 inference, input capture every iteration (before) vs once (after)"
+  for v in every once; do
+    AK_PROFILER_RECORD_INPUTS=$v profile "overhead-inputs-$v" 8 --model llama-160m --batch 8 --seq 1024 --dtype fp16 \
+      --warmup 3 --iterations 10 && exp+=("$out/overhead-inputs-$v.json")
+  done
 fi
 rm -rf "$work"
 

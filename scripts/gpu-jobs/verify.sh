@@ -85,7 +85,8 @@ for model in llama-160m gpt2; do
   s=$work/$model
   say "$model b$batch s$seq fp16: profile"
   p0=$(date +%s)
-  timeout 20 "$ak" profile --model "$model" --batch $batch --seq $seq --dtype fp16 --out "$out/$model-profile" > "$out/$model-profile.log" 2>&1
+  pt=20; [[ $model == gpt2 ]] && (( $(left) < 60 )) && pt=$(( $(left) / 3 ))
+  timeout $pt "$ak" profile --model "$model" --batch $batch --seq $seq --dtype fp16 --out "$out/$model-profile" > "$out/$model-profile.log" 2>&1
   note "$model profile: exit $? in $(($(date +%s) - p0)) s"; tail -2 "$out/$model-profile.log"
   rm -f "$out/$model-profile/trace.json"
   [[ -s $out/$model-profile/profile.json ]] || { note "$model: no profile.json"; continue; }
@@ -95,8 +96,9 @@ for model in llama-160m gpt2; do
   kernels=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$s/session.json" 2>/dev/null || echo 6)
   budget=$(( ${AK_VERIFY_PER_KERNEL:-2} * kernels ))
   # what is left for this model: the rest of the run, both verifies and (for llama) the second model too
-  share=2; [[ $model == gpt2 ]] && share=1
-  rt=$(( ($(left) - 12 * share) / share - 12 )); (( rt > 45 )) && rt=45; (( rt < 8 )) && rt=8
+  # what the rest needs at most: this model's two verifies (12 s each) and, after llama, gpt2's pipeline
+  reserve=26; [[ $model == llama-160m ]] && reserve=$((26 + 55))
+  rt=$(( $(left) - reserve )); (( rt > 40 )) && rt=40; (( rt < 6 )) && rt=6
   say "$model: run --agent search --budget $budget --max-reverts 1 (limit $rt s)"
   p0=$(date +%s)
   timeout -s INT -k 5 $rt "$ak" run "$s" --agent search --budget $budget --max-reverts 1 > "$out/$model-run.log" 2>&1
@@ -108,10 +110,11 @@ for model in llama-160m gpt2; do
   # 2. only those faster than PyTorch: the faster model, saved as the session's verify.json.
   # No --model: the model, batch, seq and dtype come from the session's profile.
   say "$model: verify (every evaluated kernel)"
-  verify "$model-verify-evaluated" "$s" 14 --iterations 20 --no-save --json
+  if (( $(left) > 24 )); then verify "$model-verify-evaluated" "$s" 12 --iterations 20 --no-save --json; fi
   cp "$out/$model-verify-evaluated.txt" "$out/$model-verify-evaluated.json"
   say "$model: verify --faster-only"
-  verify "$model-verify" "$s" 14 --iterations 20 --faster-only
+  vt=12; (( $(left) < 14 )) && vt=$(( $(left) - 2 ))
+  (( vt > 3 )) && verify "$model-verify" "$s" $vt --iterations 20 --faster-only
   cp "$s/verify.json" "$out/$model-verify.json" 2>/dev/null
   if [[ $model == llama-160m ]]; then
     cp "$out/$model-profile/profile.json" "$s/profile.json" 2>/dev/null

@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
-# GPU job of `autokernel verify` (issue 10, docs/verify.md), call 2 of 2026-12-02: the timing fix again and
-# the sizes of the call-3 pipeline.
-#   1. test_verify_gpu, all of it (the starters in llama-160m and gpt2, a planted wrong kernel, a crash,
-#      fallbacks, and the A/A test: llama-160m with nothing routed times as itself);
-#   2. the bias of the old timing, found: gpt2 batch 2 seq 256 (the configuration where the old method
-#      measured 1.31x with nothing substituted), the new A/A (graph + eager) and, in the same process, the
-#      old method on the unmodified model against itself (AK_VERIFY_OLD_TIMING=1), with and without the
-#      substitution toggled before each run;
-#   3. timed steps of the call-3 pipeline on llama-160m batch 8 seq 1024 fp16: profile, new --from-profile,
-#      run --agent search (a small budget).
+# GPU job of `autokernel verify` (issue 10, docs/verify.md), call 3 of 2026-12-02: the evidence run of
+# bench/2026-12-02-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
+#   autokernel profile -> autokernel new --from-profile (every type the profile has) ->
+#   autokernel run --agent search (each kernel's baseline, then tier-1 picks; --max-reverts 1 moves on) ->
+#   autokernel verify (the model from the session's profile; every evaluated kernel, then --faster-only).
+# Then, as time allows, test_verify_gpu. The llama-160m session is packed (llama-session.tar.gz, < 2 MB).
 # Usage: scripts/gpu-jobs/verify.sh BIN_DIR. Writes everything under $OUT/verify/; the summary last.
 # targets: autokernel autokernel-evaluator test_verify_gpu
-# cap: 50 seconds
+# cap: 140 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: verify.sh BIN_DIR}" && pwd)
@@ -19,7 +15,9 @@ out=${OUT:-/tmp/out}/verify
 mkdir -p "$out"
 work=$(mktemp -d /tmp/verify-job.XXXXXX)
 t0=$(date +%s)
-say() { echo "=== $* (t+$(($(date +%s) - t0))s)" | tee -a "$out/log.txt"; }
+cap=136
+left() { echo $((cap - ($(date +%s) - t0))); }
+say() { echo "=== $* (t+$(($(date +%s) - t0))s, $(left)s left)" | tee -a "$out/log.txt"; }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources
 [[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export XDG_CACHE_HOME=$work/cache
@@ -27,58 +25,115 @@ ak=$bin/autokernel
 summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
+batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
 
-left() { echo $((48 - ($(date +%s) - t0))); }
-say "1. test_verify_gpu"
-if [[ -x $bin/test_verify_gpu ]]; then
-  timeout 20 "$bin/test_verify_gpu" > "$out/test_verify_gpu.log" 2>&1
-  note "test_verify_gpu: exit $? ($(grep -cE '^\[       OK \]' "$out/test_verify_gpu.log") passed, $(grep -cE '^\[  FAILED  \] [A-Za-z].* \(' "$out/test_verify_gpu.log") failed)"
-  grep -E '^\[ +(OK|FAILED) +\]|Failure|Expected|Which is|evaluates to|A/A ratio' "$out/test_verify_gpu.log" | head -24
-else
-  note "test_verify_gpu: not built"
-fi
-
-# verify LABEL SESSION TIMEOUT ARGS...: the text report and verify.json, timed.
+# verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
 verify() {
   local label=$1 s=$2 t=$3; shift 3
   local s0=$(date +%s)
-  # stderr with the seconds since the start of this verify in front of every line (the step times)
-  timeout "$t" "$ak" verify "$s" "$@" --unevaluated --timeout $((t - 1)) > "$out/$label-verify.txt" \
-    2> >(while IFS= read -r l; do echo "+$(( $(date +%s%N) / 1000000 - s0 * 1000 ))ms $l"; done > "$out/$label-verify.err")
+  timeout "$t" "$ak" verify "$s" "$@" --timeout $((t - 1)) > "$out/$label.txt" \
+    2> >(while IFS= read -r l; do echo "+$(( $(date +%s%N) / 1000000 - s0 * 1000 ))ms $l"; done > "$out/$label.err")
   local rc=$?
   sleep 0.2
-  note "$label verify: exit $rc in $(($(date +%s) - s0)) s"
-  grep -E '^verify|graph|eager|A/A|speedup|note:|not measured' "$out/$label-verify.txt" | head -12 | tee -a "$summary"
-  grep -E '\[verify\]' "$out/$label-verify.err" | tail -14 | tee "$out/$label-progress.txt"
-  [[ $rc != 0 ]] && tail -8 "$out/$label-verify.err"
-  cp "$s/verify.json" "$out/$label-verify.json" 2>/dev/null
+  note "$label: exit $rc in $(($(date +%s) - s0)) s"
+  grep -E '^verify|graph \(|eager \(|A/A|speedup: measured' "$out/$label.txt" | head -8 | tee -a "$summary"
+  [[ $rc != 0 ]] && tail -6 "$out/$label.err"
 }
 
-say "2. gpt2 b2 s256 fp16, nothing substituted: new A/A and the old method ($(left)s left)"
-"$ak" new "$work/gpt2" --kernel rmsnorm --shapes rmsnorm:4096x4096 > "$out/gpt2-new.log" 2>&1 || tail -3 "$out/gpt2-new.log"
-AK_VERIFY_OLD_TIMING=1 verify gpt2-b2s256-aa "$work/gpt2" 9 --model gpt2 --batch 2 --seq 256 --iterations 20
-grep -E 'old timing method' "$out/gpt2-b2s256-aa-verify.txt" | tee -a "$summary"
+# The bench table of one verify.json: per type and per model.
+table() {  # table LABEL VERIFY_JSON
+  python3 - "$1" "$2" <<'PY' 2>&1 | tee -a "$summary"
+import json, sys
+label, path = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"{label}: no verify.json ({e})"); sys.exit()
+m = r.get("measurement") or {}
+cov = {c["type"]: c for c in r.get("coverage_by_type", [])}
+x = lambda v: "-" if v is None else f"{v:.2f}x"
+print(f"### {label}: {r['verdict']}, {m.get('model_description', '')}")
+print("| kernel | type | share (profile) | kernel speedup at the model's shapes | substituted | calls ours/all | ATen us | ours+fallback us | in-model |")
+print("|---|---|---|---|---|---|---|---|---|")
+for k in r.get("kernels", []):
+    c = cov.get(k["type"], {})
+    calls = f"{c.get('routed_calls', 0)}/{c.get('routed_calls', 0) + c.get('fallback_calls', 0)}" if c else "-"
+    sub = "yes" if k.get("substituted", True) else "no: " + k.get("skipped", "")[:50]
+    au = f"{c['aten_us']:.0f}" if c.get("aten_us") else "-"
+    ou = f"{c['routed_us'] + c['fallback_us']:.0f}" if c else "-"
+    print(f"| {k['name']} | {k['type']} | {k.get('model_fraction', 0) * 100:.1f} % | {x(k.get('kernel_speedup'))} "
+          f"(exp {k.get('best_experiment', '-')}) | {sub} | {calls} | {au} | {ou} | {x(c.get('in_model_speedup'))} |")
+o = m.get("output", {})
+print(f"output ({o.get('name')}): norm-relative error {o.get('norm_rel_err', float('nan')):.2e} (tolerance {o.get('tolerance', 0):.0e}), "
+      f"max abs {o.get('max_abs_err', float('nan')):.2e}, {'PASS' if o.get('passed') else 'FAIL'}")
+print(f"predicted (Amdahl, profile shares x session speedups) {x(r.get('predicted_speedup'))}; "
+      f"from this run's per-op GPU times {x(r.get('in_model_predicted_speedup'))}")
+for t in m.get("timings", []):
+    if not t.get("measured"):
+        print(f"{t['mode']}: not measured: {t.get('reason')}"); continue
+    u, c, s, a, sp = t["unmodified"], t["control"], t["substituted"], t["control_ratio"], t["speedup"]
+    print(f"{t['mode']}: unmodified {u['median_ms']:.3f} ms (IQR {u['iqr_ms']:.3f}), A/A control {c['median_ms']:.3f}, ours {s['median_ms']:.3f} ms "
+          f"(IQR {s['iqr_ms']:.3f}); {u['samples']} samples x {t['passes_per_sample']} passes; "
+          f"A/A {a['median']:.3f} [{a['q1']:.3f}-{a['q3']:.3f}] floor +-{t['noise_floor'] * 100:.1f} %; "
+          f"measured {sp['median']:.3f}x [{sp['q1']:.3f}-{sp['q3']:.3f}]: {t['verdict']}")
+for e in r.get("explanations", [])[:10]:
+    print("  " + e[:240])
+PY
+}
 
-say "3. pipeline steps, llama-160m b8 s1024 fp16 ($(left)s left)"
-p0=$(date +%s)
-timeout 9 "$ak" profile --model llama-160m --batch 8 --seq 1024 --dtype fp16 --out "$out/llama-profile" > "$out/llama-profile.log" 2>&1
-note "profile: exit $? in $(($(date +%s) - p0)) s"; tail -3 "$out/llama-profile.log"
-rm -f "$out/llama-profile/trace.json"
-if [[ -s $out/llama-profile/profile.json ]]; then
+for model in llama-160m gpt2; do
+  s=$work/$model
+  say "$model b$batch s$seq fp16: profile"
   p0=$(date +%s)
-  "$ak" new "$work/llama-p" --from-profile "$out/llama-profile/profile.json" --top 8 --min-share 0.005 > "$out/llama-p-new.log" 2>&1
-  note "new --from-profile: exit $? in $(($(date +%s) - p0)) s"; head -12 "$out/llama-p-new.log" | tee -a "$summary"
-  budget=6; rt=$(( $(left) - 3 )); (( rt > 14 )) && rt=14
-  if (( rt > 4 )); then
-    p0=$(date +%s)
-    timeout -s INT -k 3 $rt "$ak" run "$work/llama-p" --agent search --budget $budget --max-reverts 1 > "$out/llama-p-run.log" 2>&1
-    note "run --budget $budget: exit $? in $(($(date +%s) - p0)) s (limit $rt s)"
-    grep -E '^\[..:..:..\] exp' "$out/llama-p-run.log" | cut -c1-200 | tee -a "$summary"
-    "$ak" session summary "$work/llama-p" > "$out/llama-p-summary.txt" 2>&1; head -14 "$out/llama-p-summary.txt"
+  pt=20; [[ $model == gpt2 ]] && (( $(left) < 60 )) && pt=$(( $(left) / 3 ))
+  timeout $pt "$ak" profile --model "$model" --batch $batch --seq $seq --dtype fp16 --out "$out/$model-profile" > "$out/$model-profile.log" 2>&1
+  note "$model profile: exit $? in $(($(date +%s) - p0)) s"; tail -2 "$out/$model-profile.log"
+  rm -f "$out/$model-profile/trace.json"
+  [[ -s $out/$model-profile/profile.json ]] || { note "$model: no profile.json"; continue; }
+  "$ak" new "$s" --from-profile "$out/$model-profile/profile.json" --top 10 --min-share 0.005 > "$out/$model-new.log" 2>&1
+  note "$model new --from-profile: exit $?"; head -14 "$out/$model-new.log" | tee -a "$summary"
+  [[ -d $s ]] || continue
+  kernels=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$s/session.json" 2>/dev/null || echo 6)
+  budget=$(( ${AK_VERIFY_PER_KERNEL:-2} * kernels ))
+  # what is left for this model: the rest of the run, both verifies and (for llama) the second model too
+  # what the rest needs at most: this model's two verifies (12 s each) and, after llama, gpt2's pipeline
+  reserve=26; [[ $model == llama-160m ]] && reserve=$((26 + 55))
+  rt=$(( $(left) - reserve )); (( rt > 40 )) && rt=40; (( rt < 6 )) && rt=6
+  say "$model: run --agent search --budget $budget --max-reverts 1 (limit $rt s)"
+  p0=$(date +%s)
+  timeout -s INT -k 5 $rt "$ak" run "$s" --agent search --budget $budget --max-reverts 1 > "$out/$model-run.log" 2>&1
+  note "$model run: exit $? in $(($(date +%s) - p0)) s"
+  grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-180 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
+  "$ak" session summary "$s" > "$out/$model-summary.txt" 2>&1; head -16 "$out/$model-summary.txt" | tee -a "$summary"
+  cp "$s/results.tsv" "$out/$model-results.tsv" 2>/dev/null
+  # 1. every kernel the harness passed in the session (what each does inside the model), not saved;
+  # 2. only those faster than PyTorch: the faster model, saved as the session's verify.json.
+  # No --model: the model, batch, seq and dtype come from the session's profile.
+  say "$model: verify (every evaluated kernel)"
+  if (( $(left) > 24 )); then verify "$model-verify-evaluated" "$s" 12 --iterations 20 --no-save --json; fi
+  cp "$out/$model-verify-evaluated.txt" "$out/$model-verify-evaluated.json"
+  say "$model: verify --faster-only"
+  vt=12; (( $(left) < 14 )) && vt=$(( $(left) - 2 ))
+  (( vt > 3 )) && verify "$model-verify" "$s" $vt --iterations 20 --faster-only
+  cp "$s/verify.json" "$out/$model-verify.json" 2>/dev/null
+  if [[ $model == llama-160m ]]; then
+    cp "$out/$model-profile/profile.json" "$s/profile.json" 2>/dev/null
+    tar -C "$work" -czf "$out/llama-session.tar.gz" --exclude='cache' "$model" 2>/dev/null
+    note "llama session packed: $(du -k "$out/llama-session.tar.gz" | cut -f1) KiB"
   fi
-fi
+done
 
+say "tables"
+for model in llama-160m gpt2; do
+  table "$model evaluated kernels" "$out/$model-verify-evaluated.json" > /dev/null
+  table "$model --faster-only" "$out/$model-verify.json" > /dev/null
+done
+if (( $(left) > 25 )) && [[ -x $bin/test_verify_gpu ]]; then
+  say "test_verify_gpu"
+  timeout $(( $(left) - 3 )) "$bin/test_verify_gpu" > "$out/test_verify_gpu.log" 2>&1
+  note "test_verify_gpu: exit $? ($(grep -cE '^\[       OK \]' "$out/test_verify_gpu.log") passed, $(grep -cE '^\[  FAILED  \] [A-Za-z].* \(' "$out/test_verify_gpu.log") failed)"
+fi
 say "done"
 echo "---- verify job summary (details in \$OUT/verify/)"
-cat "$summary"
+tail -80 "$summary"
 rm -rf "$work"

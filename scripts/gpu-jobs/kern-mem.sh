@@ -5,7 +5,8 @@
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed side by
 #      side with the eager baseline in one run), fp16, correctness in fp16 (the suite checks all dtypes):
 #      cross_entropy at 4096x50257 and 8192x50257: the bulk L2 prefetch of the row (PREFETCH) and the
-#      FMA-folded exponentials (FAST_EXP=2) on the one-pass row, at 512 and 256 / 1024 threads;
+#      FMA-folded exponentials (FAST_EXP=2) on the one-pass row, at 512 and 256 / 1024 threads, and
+#      persistent blocks (PERSISTENT) that prefetch each next row;
 #      rmsnorm at 8192x32768: the two-pass row with L2 policies (first read evict-last, second evict-first,
 #      y streamed) and PREFETCH, 512 and 1024 threads; reduce at its three shapes: LOAD=1 against LOAD=2
 #      (call 1: LOAD=2 97.7 / 94.4 / 94.1 %, plain 86.2 / 86.6 / 100.2 %).
@@ -105,6 +106,8 @@ ce=BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FUSED_MEAN=1,LOAD=2
 # cross_entropy: call 1's best (the one-pass row, FAST_EXP=1, LOAD=2) was 131.6 / 243.4 us (77.8 / 83.2 %).
 bench cross_entropy $long 9 $ce,FAST_EXP=2,PREFETCH=1 $ce,FAST_EXP=2,PREFETCH=0
 bench cross_entropy $long 9 ${ce/512/256},FAST_EXP=2,PREFETCH=1 ${ce/512/1024},FAST_EXP=2,PREFETCH=1
+# persistent blocks (2 of 512 threads / 1 of 1024 per SM), the next row prefetched as each row starts.
+bench cross_entropy $long 9 $ce,FAST_EXP=2,PREFETCH=1,PERSISTENT=2 ${ce/512/1024},FAST_EXP=2,PREFETCH=1,PERSISTENT=1
 # rmsnorm 8192x32768: call 1's best was the staged row (SMEM_ROW=68, LOAD=2) at 325.8 us (79.9 %);
 # torch.compile's two-pass kernel took 256 us.
 bench rmsnorm 8192x32768 8 BLOCK_THREADS=512,VEC=8,UNROLL=2,LOAD=2,PREFETCH=1 BLOCK_THREADS=1024,VEC=8,UNROLL=2,LOAD=2,PREFETCH=1
@@ -118,7 +121,7 @@ if (( l > 8 )); then
   say "torch baselines (eager, torch.compile max-autotune-no-cudagraphs; cap ${l}s)"
   TORCHINDUCTOR_COMPILE_THREADS=1 TORCHINDUCTOR_CACHE_DIR=$work/inductor timeout -s INT "$l" \
     python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode max-autotune-no-cudagraphs \
-    --budget $(( l - 8 )) --cases cross_entropy:4096x50257,rmsnorm:8192x32768,softmax:4096x50257,reduce:4096x8192 \
+    --budget $(( l - 8 )) --cases cross_entropy:4096x50257,rmsnorm:8192x32768,softmax:4096x50257 \
     --tsv "$out/torch.tsv" > "$work/torch.log" 2>&1
   echo "torch baselines exit $? (124/130: cut by the cap)" | tee -a "$log"
   grep -E "torch-baselines|Error|error" "$work/torch.log" | cut -c1-400 | head -30 | tee -a "$log"

@@ -63,6 +63,7 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"rmsnorm", {{"LOAD", "1"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ROW_CACHE", "32"}}},
         {"rmsnorm", {{"PREFETCH", "1"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}}},
         {"rmsnorm", {{"PREFETCH", "1"}, {"LOAD", "1"}, {"BLOCK_THREADS", "1024"}, {"VEC", "8"}}},
+        {"rmsnorm", {{"PREFETCH", "1"}, {"LOAD", "2"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ROW_CACHE", "32"}}},
         {"reduce", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"reduce", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "8"}, {"CLUSTER", "2"}}},
         {"reduce", {{"ROWS_PER_BLOCK", "4"}, {"VEC", "4"}, {"UNROLL", "2"}, {"CLUSTER", "4"}}},

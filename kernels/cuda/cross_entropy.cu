@@ -33,6 +33,9 @@
 //   PREFETCH = 1  (sm_90, streamed rows) the block first asks the copy engine to bring its whole share of
 //                 the row into L2 (cp.async.bulk.prefetch.L2 in 4 KiB pieces, helpers.cuh: ak_prefetch_l2):
 //                 the row is on its way at once, with no registers held, while the loads walk it.
+//   PERSISTENT    1 or 2: a persistent grid (AK_GRID_PERSISTENT, that many blocks per SM) whose blocks loop
+//                 over the rows, one streamed row at a time; with PREFETCH the next row is prefetched into
+//                 L2 as each row starts. ROWS_PER_BLOCK = 1, CLUSTER = 1, no SMEM_ROW / ROW_CACHE.
 //   FAST_EXP = 1  computes exp as the hardware ex2 of x * log2 e (helpers.cuh: ak_exp): fewer instructions for the
 //                 nine exponentials the one-pass row spends on every eight elements. FAST_EXP = 2 folds the
 //                 max into the scale: ex2(x * log2 e - max * log2 e), one FMA + MUFU.EX2 per element
@@ -46,6 +49,7 @@
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
 // @autokernel tunable PREFETCH = 0 {0, 1} tier 1 -- streamed rows: the block's share of the row prefetched into L2 at the start (cp.async.bulk.prefetch.L2, sm_90)
+// @autokernel tunable PERSISTENT = 0 {0, 1, 2} tier 1 -- 0: one block per row; 1, 2: persistent blocks per SM looping over streamed rows (with PREFETCH: the next row prefetched)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
@@ -103,6 +107,9 @@
 #ifndef PREFETCH
 #define PREFETCH 0
 #endif
+#ifndef PERSISTENT
+#define PERSISTENT 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -142,6 +149,10 @@ static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read
 static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 #endif
 static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
+static_assert(PERSISTENT >= 0 && PERSISTENT <= 2, "PERSISTENT: 0, 1 or 2 blocks per SM");
+static_assert(PERSISTENT == 0 || (ROWS_PER_BLOCK == 1 && CLUSTER == 1 && SMEM_ROW == 0 && ROW_CACHE == 0),
+              "PERSISTENT loops one streamed row per block at a time: it needs ROWS_PER_BLOCK = 1, CLUSTER = 1, "
+              "SMEM_ROW = 0 and ROW_CACHE = 0");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(PREFETCH == 0, "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90 or newer");
 #endif
@@ -151,9 +162,9 @@ static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block */ BLOCK_THREADS, 1, 1,
-    /* grid */ AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
+    /* grid */ PERSISTENT ? AK_GRID_PERSISTENT : AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
     /* tile_m, tile_n */ 0, 0,
-    /* grid_x, grid_y, grid_z */ 0, 0, 0,
+    /* grid_x (PERSISTENT: blocks per SM), grid_y, grid_z */ PERSISTENT, 0, 0,
     /* dynamic_smem_bytes */ SMEM_ROW * 1024,
     /* cluster: CLUSTER blocks along y share a row (grid.y = CLUSTER) */ 0, CLUSTER > 1 ? CLUSTER : 0, 0,
     /* tma_box_rows */ {0, 0, 0},
@@ -261,9 +272,8 @@ __device__ __forceinline__ float row_loss_cached(const ak_t* x, int cols, long l
     return finish_loss(x, cols, target, row_max, sum);
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_kernel0(ak_cross_entropy_args args) {
-    __shared__ float scratch[BLOCK_THREADS / 32];
-    __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
+// One block's rows (ROWS_PER_BLOCK of them, or its share of one under CLUSTER): each row's loss to the workspace.
+__device__ __forceinline__ void block_rows(const ak_cross_entropy_args& args, float* scratch, float* xch) {
     const int group = threadIdx.x / kThreadsPerRow;
     const int lane = threadIdx.x % kThreadsPerRow;
     const long long row = (long long)blockIdx.x * ROWS_PER_BLOCK + group;
@@ -321,6 +331,42 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kStageBlocks) ak_ker
         loss = finish_loss(x, args.cols, target, row_max, sum);
     }
     if (active && lane == 0 && rank == 0) static_cast<float*>(args.workspace)[row] = loss;
+}
+
+// PERSISTENT: blocks loop over rows blockIdx.x, + gridDim.x, ... (one row at a time, streamed); with
+// PREFETCH each row's successor is handed to the copy engine (cp.async.bulk.prefetch.L2) when the row
+// starts, so HBM keeps streaming into L2 while the loads walk this row and no block ends before the last
+// rows: no tail of blocks that start late.
+__device__ __forceinline__ void persistent_rows(const ak_cross_entropy_args& args, float* scratch, float* xch) {
+    const int lane = threadIdx.x;
+    const long long step = gridDim.x;
+    const long long row_bytes = (long long)args.cols * (long long)sizeof(ak_t);
+    if constexpr (PREFETCH != 0)
+        if (blockIdx.x < args.rows) ak_prefetch_l2(args.logits + blockIdx.x * args.cols, row_bytes, lane, BLOCK_THREADS);
+    for (long long row = blockIdx.x; row < args.rows; row += step) {
+        const ak_t* x = args.logits + row * args.cols;
+        if constexpr (PREFETCH != 0)
+            if (row + step < args.rows) ak_prefetch_l2(x + step * args.cols, row_bytes, lane, BLOCK_THREADS);
+        float row_max, sum;
+        if (kVec > 1 && (PEEL != 0 || (args.cols % kVec == 0 && ak_aligned<kVec>(args.logits))))
+            row_stats<kVec>(x, ak_split_row<kVec>(x, args.cols), lane, scratch, xch, 0, row_max, sum);
+        else
+            row_stats<1>(x, ak_split_row<1>(x, args.cols), lane, scratch, xch, 0, row_max, sum);
+        const float loss = finish_loss(x, args.cols, args.targets[row], row_max, sum);
+        if (lane == 0) static_cast<float*>(args.workspace)[row] = loss;
+    }
+}
+
+// PERSISTENT blocks must all be resident at once (the grid is sized for it): the register budget allows it.
+constexpr int kMinBlocks = PERSISTENT > 0 ? PERSISTENT : kStageBlocks;
+
+extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kMinBlocks) ak_kernel0(ak_cross_entropy_args args) {
+    __shared__ float scratch[BLOCK_THREADS / 32];
+    __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
+    if constexpr (PERSISTENT > 0)
+        persistent_rows(args, scratch, xch);
+    else
+        block_rows(args, scratch, xch);
 
     if constexpr (FUSED_MEAN) {
         __shared__ bool last_block;

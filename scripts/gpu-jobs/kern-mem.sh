@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# GPU job of the memory-bound row starters' long-row variants (issue 12), call 2 of 3 (cap 50 s): the rows
-# still below 90 % of a same-size copy after call 1, several configurations side by side, then torch.compile
-# in max-autotune-no-cudagraphs mode (call 1 timed its default mode).
+# GPU job of the memory-bound row starters' long-row variants (issue 12), the evidence run (cap 50 s): every
+# target shape, the candidate configurations side by side, then eager and torch.compile in the same job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed side by
-#      side with the eager baseline in one run), fp16, correctness in fp16 (the suite checks all dtypes):
-#      cross_entropy at 4096x50257 and 8192x50257: the bulk L2 prefetch of the row (PREFETCH) and the
-#      FMA-folded exponentials (FAST_EXP=2) on the one-pass row, at 512 and 256 / 1024 threads;
-#      rmsnorm at 8192x32768: the two-pass row with L2 policies (first read evict-last, second evict-first,
-#      y streamed) and PREFETCH, 512 and 1024 threads; reduce at its three shapes: LOAD=1 against LOAD=2
-#      (call 1: LOAD=2 97.7 / 94.4 / 94.1 %, plain 86.2 / 86.6 / 100.2 %).
-#      Each row: latency, the baseline (at::sum, ...) and the ratio, GB/s and % of a same-size copy;
-#   2. torch_row_baselines.py: eager and torch.compile(mode="max-autotune-no-cudagraphs") of cross_entropy
-#      4096x50257, rmsnorm 8192x32768, softmax 4096x50257 (as far as the budget allows), CUDA events, L2
-#      flushed, median + IQR, compile time printed.
+#      side with the eager ATen baseline in one run), fp16, correctness (five stages) in fp16:
+#      cross_entropy 4096x50257, 8192x50257: persistent blocks that prefetch each next row (PERSISTENT=2,
+#        PREFETCH) against one block per row with its row prefetched (both LOAD=2, FAST_EXP=2, one pass);
+#      rmsnorm 4096x8192, 8192x8192, 8192x32768: the register-cached row (ROW_CACHE=32, 256 threads; the
+#        32768-column rows fall to its two-pass path) against the two-pass row at 512 threads, both under
+#        the L2 policies (LOAD=2: first read evict-last, second evict-first, y streamed) and PREFETCH;
+#      reduce, same shapes: LOAD=2 against LOAD=1; softmax 4096x50257, 8192x50257: the staged row with
+#        LOAD=2 against plain (the configuration at 91.2 % of copy).
+#      Each row: latency, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %);
+#   2. torch_row_baselines.py: eager and torch.compile (default mode) at the same ten shapes, fp16, CUDA
+#      events, L2 flushed, median + IQR, compile time printed;
+#   3. with the time left, more candidates (rmsnorm 8192x32768 at 1024 threads / staged, cross_entropy
+#      PERSISTENT=1 at 1024 threads).
 # Usage: scripts/gpu-jobs/kern-mem.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
 # Writes $OUT/kern-mem/bench.tsv (every timing row), torch.tsv, torch.log, log.txt; prints the summary last.
 # targets: autokernel autokernel-evaluator
@@ -100,25 +102,21 @@ PY
 
 long=4096x50257,8192x50257
 norm=4096x8192,8192x8192,8192x32768
-ce=BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FUSED_MEAN=1,LOAD=2
-# ---- 1. bench: the rows below 90 % of copy ---------------------------------------------------------------
-# cross_entropy: call 1's best (the one-pass row, FAST_EXP=1, LOAD=2) was 131.6 / 243.4 us (77.8 / 83.2 %).
-bench cross_entropy $long 9 $ce,FAST_EXP=2,PREFETCH=1 $ce,FAST_EXP=2,PREFETCH=0
-bench cross_entropy $long 9 ${ce/512/256},FAST_EXP=2,PREFETCH=1 ${ce/512/1024},FAST_EXP=2,PREFETCH=1
-# rmsnorm 8192x32768: call 1's best was the staged row (SMEM_ROW=68, LOAD=2) at 325.8 us (79.9 %);
-# torch.compile's two-pass kernel took 256 us.
-bench rmsnorm 8192x32768 8 BLOCK_THREADS=512,VEC=8,UNROLL=2,LOAD=2,PREFETCH=1 BLOCK_THREADS=1024,VEC=8,UNROLL=2,LOAD=2,PREFETCH=1
-bench rmsnorm 8192x32768 8 BLOCK_THREADS=512,VEC=8,UNROLL=2,LOAD=2,PREFETCH=0 BLOCK_THREADS=512,VEC=8,UNROLL=2,LOAD=0,PREFETCH=1
-# reduce: one configuration for the three shapes.
-bench reduce $norm 9 LOAD=1,BLOCK_THREADS=128,VEC=8,UNROLL=8 LOAD=2,BLOCK_THREADS=128,VEC=8,UNROLL=8
+ce=BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2,PREFETCH=1
+# ---- 1. bench ---------------------------------------------------------------------------------------------
+bench cross_entropy $long 9 $ce,PERSISTENT=2 $ce
+bench rmsnorm $norm 9 BLOCK_THREADS=256,VEC=8,UNROLL=2,ROW_CACHE=32,LOAD=2,PREFETCH=1 BLOCK_THREADS=512,VEC=8,UNROLL=2,LOAD=2,PREFETCH=1
+bench reduce $norm 8 LOAD=2,BLOCK_THREADS=128,VEC=8,UNROLL=8 LOAD=1,BLOCK_THREADS=128,VEC=8,UNROLL=8
+bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1,LOAD=2 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1
 
 # ---- 2. the PyTorch baselines: eager and torch.compile -----------------------------------------------------
 l=$(( $(left) - 3 ))
+(( l > 26 )) && l=26  # leaves the rest to part 3
 if (( l > 8 )); then
-  say "torch baselines (eager, torch.compile max-autotune-no-cudagraphs; cap ${l}s)"
+  say "torch baselines (eager, torch.compile default mode; cap ${l}s)"
   TORCHINDUCTOR_COMPILE_THREADS=1 TORCHINDUCTOR_CACHE_DIR=$work/inductor timeout -s INT "$l" \
-    python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode max-autotune-no-cudagraphs \
-    --budget $(( l - 8 )) --cases cross_entropy:4096x50257,rmsnorm:8192x32768,softmax:4096x50257,reduce:4096x8192 \
+    python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode default --budget $(( l - 5 )) \
+    --cases cross_entropy:4096x50257,cross_entropy:8192x50257,rmsnorm:8192x32768,softmax:4096x50257,softmax:8192x50257,rmsnorm:4096x8192,rmsnorm:8192x8192,reduce:4096x8192,reduce:8192x8192,reduce:8192x32768 \
     --tsv "$out/torch.tsv" > "$work/torch.log" 2>&1
   echo "torch baselines exit $? (124/130: cut by the cap)" | tee -a "$log"
   grep -E "torch-baselines|Error|error" "$work/torch.log" | cut -c1-400 | head -30 | tee -a "$log"
@@ -126,5 +124,9 @@ if (( l > 8 )); then
 else
   say "torch baselines skipped: ${l}s left"
 fi
+
+# ---- 3. more candidates, as far as the time allows --------------------------------------------------------
+bench rmsnorm 8192x32768 6 BLOCK_THREADS=1024,VEC=8,UNROLL=2,LOAD=2,PREFETCH=1 VEC=8,SMEM_ROW=68,LOAD=2
+bench cross_entropy $long 7 ${ce/512/1024},UNROLL=2,PERSISTENT=1 ${ce/512/256}
 
 summary

@@ -22,7 +22,8 @@ struct RowKernelVariant {
 // across clusters of 2, 4 and 8 blocks with distributed shared memory reductions, streamed and staged;
 // the fused mean of cross_entropy under a cluster; the LOAD cache hints (streaming, read-only L2 evict-first)
 // on the streamed, staged and register-cached rows (rmsnorm's two passes: evict-last, then evict-first);
-// cross_entropy's FMA-folded exponentials (FAST_EXP = 2); the bulk L2 prefetch of a streamed row (PREFETCH).
+// cross_entropy's FMA-folded exponentials (FAST_EXP = 2); the bulk L2 prefetch of a streamed row (PREFETCH);
+// cross_entropy's persistent blocks (PERSISTENT, with and without the next row prefetched, one- and two-pass).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -51,6 +52,9 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"PREFETCH", "1"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "4"},
                            {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"PREFETCH", "1"}, {"VEC", "8"}, {"UNROLL", "2"}, {"CLUSTER", "2"}}},
+        {"cross_entropy", {{"PERSISTENT", "2"}, {"PREFETCH", "1"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"},
+                           {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"PERSISTENT", "1"}, {"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"UNROLL", "2"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},
@@ -59,6 +63,7 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"rmsnorm", {{"LOAD", "1"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ROW_CACHE", "32"}}},
         {"rmsnorm", {{"PREFETCH", "1"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"}}},
         {"rmsnorm", {{"PREFETCH", "1"}, {"LOAD", "1"}, {"BLOCK_THREADS", "1024"}, {"VEC", "8"}}},
+        {"rmsnorm", {{"PREFETCH", "1"}, {"LOAD", "2"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ROW_CACHE", "32"}}},
         {"reduce", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"reduce", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "8"}, {"CLUSTER", "2"}}},
         {"reduce", {{"ROWS_PER_BLOCK", "4"}, {"VEC", "4"}, {"UNROLL", "2"}, {"CLUSTER", "4"}}},

@@ -120,6 +120,9 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"rmsnorm", {{"LOAD", "2"}}, "sm_75", "LOAD = 2 uses L2 cache policies"},
         {"cross_entropy", {{"PREFETCH", "1"}}, "sm_80", "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90"},
         {"rmsnorm", {{"PREFETCH", "1"}}, "sm_80", "PREFETCH uses the bulk L2 prefetch"},
+        {"cross_entropy", {{"PERSISTENT", "1"}, {"SMEM_ROW", "100"}}, "sm_90a",
+         "PERSISTENT loops one streamed row per block at a time: it needs ROWS_PER_BLOCK = 1, CLUSTER = 1"},
+        {"cross_entropy", {{"PERSISTENT", "2"}, {"ROWS_PER_BLOCK", "2"}}, "sm_90a", "PERSISTENT loops one streamed row"},
     };
     for (const Case& c : cases) {
         const auto report = compile(c.type, c.tunables, {DType::fp16}, c.arch);

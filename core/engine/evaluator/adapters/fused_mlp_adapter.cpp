@@ -56,36 +56,6 @@ MlpScratch scratch_views(const MlpDims& m, at::ScalarType dtype, const CaseTenso
     return s;
 }
 
-// cuBLAS may, by torch's defaults (allow_fp16/bf16_reduced_precision_reduction), split K and add the
-// partial sums in fp16 / bf16. At small D that rounds gate_up several times more than the one rounding
-// the contract states (fp32 accumulation, then the dtype): on the H200, 33x127x7 in bf16 failed its edge
-// check on 2 of 4191 elements (0.036 off at -0.38) with the plain FUSE = 0 starter. An emulation on the
-// CPU (300 regular draws at that shape) fails 0.16, 0.31 and 1.7 elements a draw with 4-, 8- and 16-way
-// split-K and bf16 partials, and none with one rounding of gate_up and of hidden. The library stages therefore run with fp32 partial sums (split-K itself stays allowed);
-// this guard restores torch's settings afterwards, so the eager baseline runs as a user's code does.
-class Fp32CublasReductions {
-public:
-    Fp32CublasReductions()
-        : fp16_(at::globalContext().allowFP16ReductionCuBLAS()), bf16_(at::globalContext().allowBF16ReductionCuBLAS()) {
-        at::globalContext().setAllowFP16ReductionCuBLAS(false, true);
-        at::globalContext().setAllowBF16ReductionCuBLAS(false, true);
-    }
-    ~Fp32CublasReductions() {
-        at::globalContext().setAllowFP16ReductionCuBLAS(reduced(fp16_), split_k(fp16_));
-        at::globalContext().setAllowBF16ReductionCuBLAS(reduced(bf16_), split_k(bf16_));
-    }
-    Fp32CublasReductions(const Fp32CublasReductions&) = delete;
-    Fp32CublasReductions& operator=(const Fp32CublasReductions&) = delete;
-
-private:
-    static bool reduced(at::CuBLASReductionOption o) { return o == at::CuBLASReductionOption::AllowReducedPrecisionWithSplitK; }
-    static bool split_k(at::CuBLASReductionOption o) {
-        return o != at::CuBLASReductionOption::DisallowReducedPrecisionDisallowSplitK;
-    }
-    at::CuBLASReductionOption fp16_;
-    at::CuBLASReductionOption bf16_;
-};
-
 class FusedMlpAdapter final : public KernelAdapter {
 public:
     KernelType type() const override { return KernelType::FusedMlp; }
@@ -191,15 +161,13 @@ public:
     int64_t tiles_n(const Problem& p) const override { return mlp_dims(p).d; }
 
     // AK_LIB_MLP_GATE_UP_GEMM: gate_up = x @ w_gate_up^T; AK_LIB_MLP_DOWN_GEMM: out = hidden @ w_down^T.
-    // cuBLAS through at::mm_out, in the problem dtype with fp32 accumulation, fp32 partial sums of a split
-    // K included (Fp32CublasReductions), TF32 off for fp32, written straight into the workspace views / the
-    // output.
+    // cuBLAS through at::mm_out, in the problem dtype with fp32 accumulation (TF32 off for fp32), written
+    // straight into the workspace views / the output.
     void library_stage(int library_op, const Problem& p, const CaseTensors& t) const override {
         const MlpDims m = mlp_dims(p);
         expect_inputs(t, 5, type());
         const MlpScratch s = scratch_views(m, p.dtype, t);
         const at::NoTF32Guard no_tf32;
-        const Fp32CublasReductions fp32_reductions;
         switch (library_op) {
         case AK_LIB_MLP_GATE_UP_GEMM: {
             at::Tensor out = s.gate_up;

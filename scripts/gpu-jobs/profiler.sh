@@ -17,8 +17,8 @@
 #      the bisecting switches (AK_INJECT_EXIT_FLUSH=0, AK_INJECT_CONTEXT_FLUSH=0, AK_INJECT_NVTX=0), gdb when
 #      the machine has it, LD_DEBUG=bindings of the library's symbols.
 #   events: test_profiler_gpu's KernelTimeAgreesWithCudaEvents alone;
-#   bisect: the injection library as it was before the exit fix (scripts/gpu-jobs/profiler/old-inject/, the
-#      sources of commit acd5adb, built here against this build's static libraries) and today's sources
+#   bisect: the injection library as it was before the exit fix (its sources from .old-src/old.tar, a
+#      `git archive acd5adb` carried as for the harness job, built here against this build's static libraries) and today's sources
 #      built the old way (the host's libstdc++), on python + torch: which change removed the crash;
 #   overhead2: llama-160m fp16 inference profiled with input capture every iteration / once, and with
 #      kernel attribution by API records / API callbacks (AK_PROFILER_RECORD_INPUTS, AK_PROFILER_ATTRIBUTION).
@@ -157,7 +157,13 @@ if want bisect; then
       { echo "build of $name failed:"; tail -8 "$out/bisect-build-$name.log"; }
   }
   mkdir -p "$work/today/profiler" && cp "$root"/core/profiler/{injection.cpp,cupti_activity.cpp,cupti_activity.h} "$work/today/profiler/"
-  build_variant old-inject "$here/old-inject" & build_variant today-shared-runtime "$work/today" & wait
+  if [[ -f $root/.old-src/old.tar ]]; then
+    mkdir -p "$work/old" && tar -C "$work/old" -xf "$root/.old-src/old.tar" core/profiler/injection.cpp \
+      core/profiler/cupti_activity.cpp core/profiler/cupti_activity.h && build_variant old-inject "$work/old/core" &
+  else
+    echo "bisect: no .old-src/old.tar (git archive -o .old-src/old.tar acd5adb), the old library is not built"
+  fi
+  build_variant today-shared-runtime "$work/today" & wait
   printf 'import torch\nx = torch.ones(1, device="cuda")\ntorch.cuda.synchronize()\nprint("minimal: ok", float(x.sum()))\n' > "$work/minimal.py"
   if [[ -f $work/libold-inject.so ]]; then
     inject old-minimal 10 CUDA_INJECTION64_PATH="$work/libold-inject.so" -- $py -X faulthandler "$work/minimal.py"; rc_old=$?

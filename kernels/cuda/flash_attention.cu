@@ -1000,7 +1000,7 @@ struct fa_int {  // a compile-time int as a value (the head_dim of a generic lam
 
 // wgmma.mma_async m64nNk16, f32 accumulators (m64nN layout: warp w of the warpgroup holds rows 16w ..
 // 16w + 15 as in fa_mask), A and B from shared memory (K-major, no transpose), D = A B (ScaleD 0) or
-// D += A B (1). Operand lists written out per N.
+// D += A B (1). Operand lists written out per N; n64 and n128 are hopper.cuh's ak_wgmma_ss_n64/n128.
 template <int ScaleD>
 __device__ __forceinline__ void fa_wgmma_ss_n32(float (&d)[4][4], unsigned long long a, unsigned long long b) {
     asm volatile(
@@ -1013,41 +1013,7 @@ __device__ __forceinline__ void fa_wgmma_ss_n32(float (&d)[4][4], unsigned long 
         : "l"(a), "l"(b), "r"(ScaleD));
 }
 
-template <int ScaleD>
-__device__ __forceinline__ void fa_wgmma_ss_n64(float (&d)[8][4], unsigned long long a, unsigned long long b) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
-          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
-          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
-        : "l"(a), "l"(b), "r"(ScaleD));
-}
 
-template <int ScaleD>
-__device__ __forceinline__ void fa_wgmma_ss_n128(float (&d)[16][4], unsigned long long a, unsigned long long b) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32." FA_MMA_TYPE "." FA_MMA_TYPE " {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
-          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
-          "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
-          "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
-          "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-          "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
-          "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
-          "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
-        : "l"(a), "l"(b), "r"(ScaleD));
-}
 
 __device__ __forceinline__ void fa_wgmma_rs_n64(float (&d)[8][4], const unsigned (&a)[4], unsigned long long b) {
     asm volatile(
@@ -1088,10 +1054,10 @@ __device__ __forceinline__ void fa_wgmma_ss(float (&d)[NB][4], unsigned long lon
     if constexpr (NB == 4)
         fa_wgmma_ss_n32<ScaleD>(d, a, b);
     else if constexpr (NB == 8)
-        fa_wgmma_ss_n64<ScaleD>(d, a, b);
+        ak_wgmma_ss_n64<0>(d, a, b, ScaleD);  // hopper.cuh
     else {
         static_assert(NB == 16, "wgmma S tile: BLOCK_N must be 32, 64 or 128");
-        fa_wgmma_ss_n128<ScaleD>(d, a, b);
+        ak_wgmma_ss_n128<0>(d, a, b, ScaleD);  // hopper.cuh
     }
 }
 

@@ -119,6 +119,19 @@ void abandon_capture() {
     (void)cudaGetLastError();
 }
 
+// One mode's measurement: passes per sample from a probe, then the interleaved samples, summarised.
+// `toggle_substitution`: the pass runs eagerly, so substitution is switched per model (graphs carry it).
+VerifyTiming timed_interleaved(const std::string& mode, const std::string& what, const PassFn& pass, bool toggle_substitution,
+                               const ModelTimingCalls& calls, const ModelTimingPlan& plan, L2Flusher& flusher) {
+    const int passes = verify_passes_per_sample(probe_ms(pass, calls, toggle_substitution, flusher), plan.target_sample_ms,
+                                                plan.passes_per_sample);
+    if (calls.progress)
+        calls.progress("timing " + what + ": " + std::to_string(plan.samples) + " samples of " + std::to_string(passes) +
+                       " passes per model, interleaved");
+    const auto ms = interleave(pass, calls, toggle_substitution, plan.samples, plan.warmup, passes, flusher, "verify " + what);
+    return summarise(mode, passes, ms);
+}
+
 VerifyTiming graph_timing(const ModelTimingCalls& calls, const ModelTimingPlan& plan, L2Flusher& flusher) {
     VerifyTiming failed;
     failed.mode = "graph";
@@ -158,22 +171,12 @@ VerifyTiming graph_timing(const ModelTimingCalls& calls, const ModelTimingPlan& 
         }
     }
     const PassFn replay = [&](int impl) { graphs[std::size_t(impl)]->replay(); };
-    const int passes = verify_passes_per_sample(probe_ms(replay, calls, false, flusher), plan.target_sample_ms, plan.passes_per_sample);
-    if (calls.progress)
-        calls.progress("timing graph replays: " + std::to_string(plan.samples) + " samples of " + std::to_string(passes) +
-                       " passes per model, interleaved");
-    const auto ms = interleave(replay, calls, false, plan.samples, plan.warmup, passes, flusher, "verify graph replays");
-    return summarise("graph", passes, ms);
+    return timed_interleaved("graph", "graph replays", replay, false, calls, plan, flusher);
 }
 
 VerifyTiming eager_timing(const ModelTimingCalls& calls, const ModelTimingPlan& plan, L2Flusher& flusher) {
     const PassFn pass = [&](int impl) { calls.forward(impl); };
-    const int passes = verify_passes_per_sample(probe_ms(pass, calls, true, flusher), plan.target_sample_ms, plan.passes_per_sample);
-    if (calls.progress)
-        calls.progress("timing eager passes: " + std::to_string(plan.samples) + " samples of " + std::to_string(passes) +
-                       " passes per model, interleaved");
-    const auto ms = interleave(pass, calls, true, plan.samples, plan.warmup, passes, flusher, "verify eager passes");
-    return summarise("eager", passes, ms);
+    return timed_interleaved("eager", "eager passes", pass, true, calls, plan, flusher);
 }
 
 }  // namespace

@@ -997,6 +997,21 @@ struct fa_int {  // a compile-time int as a value (the head_dim of a generic lam
     static constexpr int value = V;
 };
 
+// Calls f(fa_int<64>) or f(fa_int<128>): the head_dim path HEAD_DIM builds, or with HEAD_DIM=0 the one
+// `dim` needs (both compiled). The choice stays outside f's loops: a loop around both paths made ptxas
+// serialize the wgmmas.
+template <class F>
+__device__ __forceinline__ void fa_with_head_dim(int dim, F&& f) {
+    if constexpr (HEAD_DIM == 0) {
+        if (dim <= 64)
+            f(fa_int<64>{});
+        else
+            f(fa_int<128>{});
+    } else {
+        f(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (the kernel is no template: both branches compile)
+    }
+}
+
 
 // wgmma.mma_async m64nNk16, f32 accumulators (m64nN layout: warp w of the warpgroup holds rows 16w ..
 // 16w + 15 as in fa_mask), A and B from shared memory (K-major, no transpose), D = A B (ScaleD 0) or
@@ -1418,14 +1433,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
                 run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
             };
-            if constexpr (HEAD_DIM == 0) {
-                if (dim <= 64)
-                    loop(fa_int<64>{});
-                else
-                    loop(fa_int<128>{});
-            } else {
-                loop(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (a kernel is no template: both branches compile)
-            }
+            fa_with_head_dim(dim, loop);
         }
     } else {
         // Consumer warpgroups.
@@ -1456,14 +1464,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
             run(blockIdx.y * n_q + blockIdx.x, 0, 0);
 #endif
         };
-        if constexpr (HEAD_DIM == 0) {
-            if (dim <= 64)
-                loop(fa_int<64>{});
-            else
-                loop(fa_int<128>{});
-        } else {
-            loop(fa_int<HEAD_DIM == 0 ? 128 : HEAD_DIM>{});  // (a kernel is no template: both branches compile)
-        }
+        fa_with_head_dim(dim, loop);
         if constexpr (PINGPONG == 1)
             if (wg == 0) asm volatile("bar.sync 2, 256;\n" ::: "memory");
     }

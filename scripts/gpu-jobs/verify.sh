@@ -6,7 +6,7 @@
 #   autokernel verify (the model from the session's profile; every evaluated kernel, then --faster-only).
 # Then, as time allows, test_verify_gpu. The llama-160m session is packed (llama-session.tar.gz, < 2 MB).
 # Usage: scripts/gpu-jobs/verify.sh BIN_DIR. Writes everything under $OUT/verify/; the summary last.
-# targets: autokernel autokernel-evaluator test_verify_gpu
+# targets: autokernel autokernel-evaluator autokernel-profiler test_verify_gpu
 # cap: 140 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -33,7 +33,7 @@ inline const std::vector<TunableSettings>& flash_attention_variants() {
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}},
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}, {"PINGPONG", "1"}},
-        {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"STAGES", "2"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
+        {{"BLOCK_M", "192"}, {"BLOCK_N", "64"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}},
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"STAGES", "3"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"},
          {"LAZY_RESCALE", "1"}, {"PERSISTENT", "1"}, {"HEAD_DIM", "64"}},
         {{"BLOCK_M", "128"}, {"BLOCK_N", "128"}, {"MMA", "3"}, {"OVERLAP", "1"}, {"PINGPONG", "1"}, {"PERSISTENT", "1"},

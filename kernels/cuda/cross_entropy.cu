@@ -62,6 +62,8 @@
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
+// @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
+// @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -110,6 +112,12 @@
 #ifndef PERSISTENT
 #define PERSISTENT 0
 #endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 0
+#endif
+#ifndef PIPE
+#define PIPE 0
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -156,6 +164,12 @@ static_assert(PERSISTENT == 0 || (ROWS_PER_BLOCK == 1 && CLUSTER == 1 && SMEM_RO
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(PREFETCH == 0, "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90 or newer");
 #endif
+static_assert(MIN_BLOCKS >= 0 && MIN_BLOCKS * BLOCK_THREADS <= 2048,
+              "MIN_BLOCKS: 0 or a number of blocks per SM whose threads fit in one SM (MIN_BLOCKS * BLOCK_THREADS <= 2048)");
+static_assert(MIN_BLOCKS == 0 || MIN_BLOCKS >= PERSISTENT,
+              "MIN_BLOCKS must leave room for the PERSISTENT blocks per SM that the grid launches at once");
+static_assert(PIPE == 0 || PIPE == 1, "PIPE: 0 or 1");
+static_assert(PIPE == 0 || ONLINE == 1, "PIPE double-buffers the one-pass row's loads: it needs ONLINE = 1");
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
 
@@ -191,7 +205,16 @@ template <int THREADS>
 __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
     const float* row_loss = static_cast<const float*>(args.workspace);
     float sum = 0.f;
-    for (int r = threadIdx.x; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
+    int r = threadIdx.x;
+    constexpr int kBatch = 8;  // eight independent L2 loads in flight, then added in row order
+    for (; r + (kBatch - 1) * THREADS < args.rows; r += kBatch * THREADS) {
+        float v[kBatch];
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) v[k] = __ldcg(row_loss + r + k * THREADS);
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) sum += v[k];
+    }
+    for (; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
     sum = ak_group_sum<THREADS>(sum, scratch);
     if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
 }
@@ -216,6 +239,54 @@ __device__ __forceinline__ void prefetch_part(const ak_t* x, const ak_row_part& 
                    kThreadsPerRow);
 }
 
+// PIPE: ak_part_fold's visit of this thread's elements of part `p` (the same elements, batches and order,
+// so the same bits), with the body software-pipelined: batch b + 1's Unroll vector loads are issued
+// before batch b is converted and folded, so every thread keeps loads in flight while it computes.
+// The batches are held as raw vectors (half the registers of floats in fp16 / bf16).
+template <int V, int STRIDE, int Unroll, int Hint, class Fold>
+__device__ __forceinline__ void part_fold_pipelined(const ak_t* x, const ak_row_part& p, int lane, Fold&& fold) {
+    for (int c = lane; c < p.head; c += STRIDE) {
+        const float v[1] = {ak_to_float(x[p.begin + c])};
+        fold(v);
+    }
+    const ak_t* body = x + p.begin + p.head;
+    constexpr int kSpan = Unroll * STRIDE;  // chunks between a thread's consecutive batches
+    int i = lane;
+    if (i + (Unroll - 1) * STRIDE < p.chunks) {
+        ak_vec<V> cur[Unroll];
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u) cur[u] = ak_load_vec<V, Hint>(body + (i + u * STRIDE) * V);
+        for (;;) {
+            const bool more = i + kSpan + (Unroll - 1) * STRIDE < p.chunks;
+            ak_vec<V> nxt[Unroll];
+            if (more) {
+#pragma unroll
+                for (int u = 0; u < Unroll; ++u) nxt[u] = ak_load_vec<V, Hint>(body + (i + kSpan + u * STRIDE) * V);
+            }
+            float v[Unroll * V];
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u)
+#pragma unroll
+                for (int j = 0; j < V; ++j) v[u * V + j] = ak_to_float(cur[u].v[j]);
+            fold(v);
+            i += kSpan;
+            if (!more) break;
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) cur[u] = nxt[u];
+        }
+    }
+    for (; i < p.chunks; i += STRIDE) {
+        float v[V];
+        ak_load_to<V, Hint>(body + i * V, v);
+        fold(v);
+    }
+    const ak_t* tail = body + p.chunks * V;
+    for (int c = lane; c < p.tail; c += STRIDE) {
+        const float v[1] = {ak_to_float(tail[c])};
+        fold(v);
+    }
+}
+
 // This thread's share of part `p` of the row (split for V-element vectors) folded into the row's max
 // and sum of exp(x - max): one pass (ONLINE) or two, over the group, then over the cluster.
 template <int V>
@@ -224,7 +295,10 @@ __device__ __forceinline__ void row_stats(const ak_t* x, const ak_row_part& p, i
     row_max = AK_NEG_INF;
     sum = 0.f;
     if constexpr (ONLINE != 0) {
-        ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
+        if constexpr (PIPE != 0)
+            part_fold_pipelined<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
+        else
+            ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
         ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
         if constexpr (CLUSTER > 1) ak_cluster_online<CLUSTER, kFastExp>(row_max, sum, xch, slot, lane == 0);
     } else {
@@ -358,7 +432,8 @@ __device__ __forceinline__ void persistent_rows(const ak_cross_entropy_args& arg
 }
 
 // PERSISTENT blocks must all be resident at once (the grid is sized for it): the register budget allows it.
-constexpr int kMinBlocks = PERSISTENT > 0 ? PERSISTENT : kStageBlocks;
+// MIN_BLOCKS > 0 asks for more: the compiler caps the registers at 65536 / (MIN_BLOCKS * BLOCK_THREADS).
+constexpr int kMinBlocks = MIN_BLOCKS > 0 ? MIN_BLOCKS : PERSISTENT > 0 ? PERSISTENT : kStageBlocks;
 
 extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kMinBlocks) ak_kernel0(ak_cross_entropy_args args) {
     __shared__ float scratch[BLOCK_THREADS / 32];

@@ -23,7 +23,8 @@ struct RowKernelVariant {
 // the fused mean of cross_entropy under a cluster; the LOAD cache hints (streaming, read-only L2 evict-first)
 // on the streamed, staged and register-cached rows (rmsnorm's two passes: evict-last, then evict-first);
 // cross_entropy's FMA-folded exponentials (FAST_EXP = 2); the bulk L2 prefetch of a streamed row (PREFETCH);
-// cross_entropy's persistent blocks (PERSISTENT, with and without the next row prefetched, one- and two-pass).
+// cross_entropy's persistent blocks (PERSISTENT, with and without the next row prefetched, one- and two-pass);
+// cross_entropy's software-pipelined one-pass row (PIPE) under a register cap (MIN_BLOCKS), also persistent.
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -55,6 +56,11 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"PERSISTENT", "2"}, {"PREFETCH", "1"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"},
                            {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"PERSISTENT", "1"}, {"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"UNROLL", "2"}}},
+        {"cross_entropy", {{"PIPE", "1"}, {"MIN_BLOCKS", "3"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"},
+                           {"UNROLL", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"PIPE", "1"}, {"MIN_BLOCKS", "12"}, {"BLOCK_THREADS", "128"}, {"VEC", "4"}, {"UNROLL", "4"},
+                           {"ONLINE", "1"}}},
+        {"cross_entropy", {{"PIPE", "1"}, {"PERSISTENT", "2"}, {"VEC", "8"}, {"ONLINE", "1"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},

@@ -68,7 +68,8 @@ bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B [DTYPE]: A is the candidate
   timeout "$bcap" "$bin/autokernel" bench "$fa" --type "$type" --dtype "$dt" --check-dtypes "$dt" --shapes "$shapes" \
     --timeout $((bcap - 3)) --reference "$fb" --json > "$work/bench-$type.json" 2> "$work/bench-$type.err"
   echo "rc=$? (0 PASS, 1 FAIL/COMPILE_ERROR/TIMEOUT/CRASH, 124 killed by the job's timeout)" | tee -a "$log"
-  python3 - "$work/bench-$type.json" "$type" "$a" "$b" "$work/bench-$type.err"; cp "$work/bench-$type.json" "$out/bench-$((++nb))-$type-$dt.json" >> "$tsv" 2>> "$log" <<'PY'
+  nb=$((nb + 1)); cp "$work/bench-$type.json" "$out/bench-$nb-$type-$dt.json" 2>/dev/null
+  python3 - "$work/bench-$type.json" "$type" "$a" "$b" "$work/bench-$type.err" >> "$tsv" 2>> "$log" <<'PY'
 import json, sys
 path, typ, a, b, err = sys.argv[1:6]
 try:

@@ -40,6 +40,39 @@
 //                 nine exponentials the one-pass row spends on every eight elements. FAST_EXP = 2 folds the
 //                 max into the scale: ex2(x * log2 e - max * log2 e), one FMA + MUFU.EX2 per element
 //                 (ak_exp_shifted) instead of a subtraction, a multiply and MUFU.EX2.
+//   MIN_BLOCKS    the blocks per SM that __launch_bounds__ must leave registers for (0: PERSISTENT's or
+//                 SMEM_ROW's count, else 1, which lets the compiler take 64+ registers and halve the threads
+//                 an SM holds). More resident threads: more loads in flight while others compute.
+//   PIPE = 1      (ONLINE streamed rows) software pipelining in registers: each thread issues its next
+//                 batch of UNROLL vector loads before it converts and folds the current one, so its loads
+//                 stay in flight while it computes (the plain loop waits for every batch it uses).
+//   RING > 0      (PERSISTENT, sm_90) a TMA ring: one extra producer warp streams the 16-byte-aligned body
+//                 of each of the block's rows into RING stages of RING_KB KiB of shared memory with bulk
+//                 copies (cp.async.bulk, completing on a "full" mbarrier per stage, under the L2
+//                 evict-first policy with LOAD = 2), while the BLOCK_THREADS consumer threads fold each
+//                 stage from shared memory and release it on an "empty" mbarrier (one arrival per warp).
+//                 Memory requests no longer wait on the exponentials: the copy engine keeps RING stages in
+//                 flight per block whatever the consumers do. Bulk copies need 16-byte addresses and sizes,
+//                 and a row of 50257 fp16 logits starts at any even address, so each row is peeled: its
+//                 head (up to the first 16-byte boundary) and tail (past the last one), under 16 bytes
+//                 each, are read by consumer threads with ordinary loads issued as the row starts.
+//   EXP2X = 1     (FAST_EXP = 2, ONLINE) two exponentials per MUFU op: the two FMA-shifted arguments are packed
+//                 into one f16x2 register (cvt.rn.f16x2.f32), ex2.approx.f16x2 gives both results, which are
+//                 widened and added in fp32. Half the MUFU.EX2 issue for fp16 and bf16 rows (fp32 rows keep the
+//                 fp32 ex2: EXP2X changes nothing there). The cost is accuracy: the argument t = (x - max) * log2 e
+//                 is rounded to fp16 (error up to |t| * 2^-11, 0.07 % of a term at t = -3) and so is 2^t (2^-11
+//                 relative). Both roundings are unbiased, so over a row of 50257 varied logits they average out
+//                 (simulated: 6e-7 relative loss error for N(0, 2^2) logits), but rows of few distinct values
+//                 keep them (the adversarial fp16 rows near 1000 with spacing 0.5: 2.1e-5, a fifth of the 1e-4
+//                 tolerance, before the MUFU's own approximation error). Terms below 2^-24 of the row's max flush
+//                 to zero (fp16 subnormals end there): a row whose mass lies 17..24 binades below its max
+//                 would lose it all (up to 50257 * 2^-24 = 3e-3 of the sum) -- outside the harness's inputs,
+//                 not outside every input, which is why EXP2X is an opt-in tunable and not the default.
+//                 bf16x2 (ex2.approx.ftz.bf16x2) is not offered: its 8-bit results alone simulate to 5e-5.
+//   POLY_EXP = n  (FAST_EXP = 2, ONLINE) n of every 8 exponentials on the FMA pipe (FlashAttention-4 style):
+//                 Cody-Waite split t = rint(t) + f, 2^f by a degree-4 polynomial (relative error <= 2.7e-6),
+//                 rint(t) added to the exponent bits. About ten FMA/ALU instructions instead of one MUFU
+//                 op, for rows where MUFU.EX2 (16 per clock per SM) rather than issue is the limit.
 // and one of the mean:
 //   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
@@ -49,7 +82,7 @@
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
 // @autokernel tunable PREFETCH = 0 {0, 1} tier 1 -- streamed rows: the block's share of the row prefetched into L2 at the start (cp.async.bulk.prefetch.L2, sm_90)
-// @autokernel tunable PERSISTENT = 0 {0, 1, 2} tier 1 -- 0: one block per row; 1, 2: persistent blocks per SM looping over streamed rows (with PREFETCH: the next row prefetched)
+// @autokernel tunable PERSISTENT = 0 {0, 1, 2, 3, 4} tier 1 -- 0: one block per row; 1..4: persistent blocks per SM looping over streamed rows (with PREFETCH: the next row prefetched)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
@@ -63,9 +96,16 @@
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
 // @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
+// @autokernel tunable RING = 0 {0, 2, 3, 4, 6, 8} tier 2 -- PERSISTENT rows streamed by a producer warp's bulk copies (TMA) through RING shared-memory stages (0: off; sm_90)
+// @autokernel tunable RING_KB = 8 {4, 8, 16, 32} tier 2 -- KiB per RING stage
+// @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
+// @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
+#if RING > 0
+#include <autokernel/hopper.cuh>
+#endif
 
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 256
@@ -118,6 +158,18 @@
 #ifndef PIPE
 #define PIPE 0
 #endif
+#ifndef RING
+#define RING 0
+#endif
+#ifndef EXP2X
+#define EXP2X 0
+#endif
+#ifndef POLY_EXP
+#define POLY_EXP 0
+#endif
+#ifndef RING_KB
+#define RING_KB 8
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -157,7 +209,7 @@ static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read
 static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 #endif
 static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
-static_assert(PERSISTENT >= 0 && PERSISTENT <= 2, "PERSISTENT: 0, 1 or 2 blocks per SM");
+static_assert(PERSISTENT >= 0 && PERSISTENT <= 4, "PERSISTENT: 0 (one block per row) or 1..4 blocks per SM");
 static_assert(PERSISTENT == 0 || (ROWS_PER_BLOCK == 1 && CLUSTER == 1 && SMEM_ROW == 0 && ROW_CACHE == 0),
               "PERSISTENT loops one streamed row per block at a time: it needs ROWS_PER_BLOCK = 1, CLUSTER = 1, "
               "SMEM_ROW = 0 and ROW_CACHE = 0");
@@ -170,16 +222,37 @@ static_assert(MIN_BLOCKS == 0 || MIN_BLOCKS >= PERSISTENT,
               "MIN_BLOCKS must leave room for the PERSISTENT blocks per SM that the grid launches at once");
 static_assert(PIPE == 0 || PIPE == 1, "PIPE: 0 or 1");
 static_assert(PIPE == 0 || ONLINE == 1, "PIPE double-buffers the one-pass row's loads: it needs ONLINE = 1");
+static_assert(EXP2X == 0 || EXP2X == 1, "EXP2X: 0 or 1");
+static_assert(POLY_EXP >= 0 && POLY_EXP <= 4, "POLY_EXP: 0..4 of every 8 exponentials");
+static_assert((EXP2X == 0 && POLY_EXP == 0) || (FAST_EXP == 2 && ONLINE == 1),
+              "EXP2X and POLY_EXP change the one-pass row's FMA-folded exponentials: they need FAST_EXP = 2 and ONLINE = 1");
+static_assert(RING == 0 || RING == 2 || RING == 3 || RING == 4 || RING == 6 || RING == 8, "RING: 0, 2, 3, 4, 6 or 8 stages");
+static_assert(RING_KB == 4 || RING_KB == 8 || RING_KB == 16 || RING_KB == 32, "RING_KB: 4, 8, 16 or 32 KiB per stage");
+static_assert(RING == 0 || PERSISTENT > 0, "RING streams the rows of persistent blocks: it needs PERSISTENT = 1..4");
+static_assert(RING == 0 || ONLINE == 1, "RING folds every stage once, into running statistics: it needs ONLINE = 1");
+static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
+static_assert(RING == 0 || PERSISTENT * RING * RING_KB <= 224,
+              "RING: PERSISTENT blocks of RING * RING_KB KiB must fit in one SM's 228 KB of shared memory");
+static_assert(RING == 0 || (BLOCK_THREADS >= 64 && BLOCK_THREADS <= 512),
+              "RING adds a producer warp to the BLOCK_THREADS consumers: BLOCK_THREADS 64..512");
+static_assert(RING == 0 || (RING_KB * 1024 / 16) % BLOCK_THREADS == 0,
+              "RING: every consumer thread takes the same number of 16-byte vectors of a stage "
+              "(RING_KB * 64 must be a multiple of BLOCK_THREADS)");
+static_assert(RING == 0 || (PIPE == 0 && PREFETCH == 0 && SMEM_ROW == 0 && ROW_CACHE == 0 && CLUSTER == 1),
+              "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW, ROW_CACHE and CLUSTER do not apply");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(RING == 0, "RING uses bulk copies (cp.async.bulk) and mbarrier transaction counts: it needs sm_90 or newer");
+#endif
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
-    /* block */ BLOCK_THREADS, 1, 1,
+    /* block (RING: + the producer warp) */ BLOCK_THREADS + (RING > 0 ? 32 : 0), 1, 1,
     /* grid */ PERSISTENT ? AK_GRID_PERSISTENT : AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
     /* tile_m, tile_n */ 0, 0,
     /* grid_x (PERSISTENT: blocks per SM), grid_y, grid_z */ PERSISTENT, 0, 0,
-    /* dynamic_smem_bytes */ SMEM_ROW * 1024,
+    /* dynamic_smem_bytes (RING: the stages) */ SMEM_ROW * 1024 + RING * RING_KB * 1024,
     /* cluster: CLUSTER blocks along y share a row (grid.y = CLUSTER) */ 0, CLUSTER > 1 ? CLUSTER : 0, 0,
     /* tma_box_rows */ {0, 0, 0},
     /* tma_box_cols */ {0, 0, 0},
@@ -205,7 +278,7 @@ template <int THREADS>
 __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
     const float* row_loss = static_cast<const float*>(args.workspace);
     float sum = 0.f;
-    int r = threadIdx.x;
+    int r = threadIdx.x < THREADS ? threadIdx.x : args.rows;  // RING's producer warp adds nothing
     constexpr int kBatch = 8;  // eight independent L2 loads in flight, then added in row order
     for (; r + (kBatch - 1) * THREADS < args.rows; r += kBatch * THREADS) {
         float v[kBatch];
@@ -226,9 +299,74 @@ __device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long 
     return logf(sum) + row_max - ak_to_float(x[target]);
 }
 
+// 2^t for t <= 0 on the FMA pipe (POLY_EXP): t = n + f with n = rint(t) (the 1.5 * 2^23 rounding trick) and
+// f in [-0.5, 0.5]; 2^f by a degree-4 polynomial (coefficients fitted here to the relative error of 2^f,
+// at most 2.7e-6 on [-0.5, 0.5]), then n added to the exponent field. t is clamped at -126 so the
+// exponent cannot wrap (2^-126 of the row's max term is below what any sum here can notice).
+__device__ __forceinline__ float exp2_poly(float t) {
+    t = fmaxf(t, -126.f);
+    const float r = t + 12582912.f;  // 1.5 * 2^23: the low mantissa bits of r hold rint(t)
+    const float n = r - 12582912.f;
+    const float f = t - n;
+    float p = fmaf(0.00956051021f, f, 0.0559170392f);
+    p = fmaf(p, f, 0.240249811f);
+    p = fmaf(p, f, 0.693121968f);
+    p = fmaf(p, f, 0.999999191f);
+    return __int_as_float(__float_as_int(p) + (__float_as_int(r) << 23));
+}
+
+// EXP2X: 2^t0 and 2^t1 by one packed half-precision MUFU.EX2 (ex2.approx.f16x2; fp16 and bf16 rows): the
+// arguments and results are rounded to fp16 (see the header for what that costs in accuracy).
+__device__ __forceinline__ void exp2_x2(float t0, float t1, float& e0, float& e1) {
+    asm("{\n.reg .b32 h;\n.reg .b16 lo, hi;\n"
+        "cvt.rn.f16x2.f32 h, %3, %2;\n"  // t1 to the upper half, t0 to the lower
+        "ex2.approx.f16x2 h, h;\n"
+        "mov.b32 {lo, hi}, h;\n"
+        "cvt.f32.f16 %0, lo;\n"
+        "cvt.f32.f16 %1, hi;\n}"
+        : "=f"(e0), "=f"(e1)
+        : "f"(t0), "f"(t1));
+}
+
+// FAST_EXP = 2 with EXP2X and / or POLY_EXP: ak_online_add_fma's fold with some of the exponentials moved
+// off the one-result-per-lane MUFU.EX2: value j goes to the polynomial when j % 8 < POLY_EXP, the others
+// pairwise to the packed ex2 (EXP2X, fp16 / bf16) or one by one to MUFU.EX2. Sums in index order.
+template <int K>
+__device__ __forceinline__ void online_add_mixed(const float (&v)[K], float& run_max, float& run_sum) {
+    float chunk_max = v[0];
+#pragma unroll
+    for (int j = 1; j < K; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+    const float new_max = fmaxf(run_max, chunk_max);
+    run_sum *= ak_exp<true>(run_max - new_max);
+    run_max = new_max;
+    const float m_log2e = new_max * 1.4426950408889634f;
+    constexpr bool kPacked = EXP2X != 0 && sizeof(ak_t) == 2;
+    // value j: polynomial when j % 8 < POLY_EXP; the rest of each group of eight in pairs (j, j + 1) from
+    // the group's first MUFU value on (EXP2X), a value left over alone
+    auto poly = [](int j) { return j % 8 < POLY_EXP; };
+    auto pair_first = [&](int j) {
+        return kPacked && !poly(j) && (j % 8 - POLY_EXP) % 2 == 0 && j + 1 < K && (j + 1) % 8 != 0;
+    };
+    float e[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const float t = fmaf(v[j], 1.4426950408889634f, -m_log2e);
+        if (poly(j)) {
+            e[j] = exp2_poly(t);
+        } else if (pair_first(j)) {
+            exp2_x2(t, fmaf(v[j + 1], 1.4426950408889634f, -m_log2e), e[j], e[j + 1]);
+        } else if (j == 0 || !pair_first(j - 1)) {
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e[j]) : "f"(t));
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) run_sum += e[j];
+}
+
 template <int K>
 __device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
-    if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
+    if constexpr (FAST_EXP == 2 && (EXP2X != 0 || POLY_EXP != 0)) online_add_mixed<K>(v, run_max, run_sum);
+    else if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
     else ak_online_add<K, kFastExp>(v, run_max, run_sum);
 }
 
@@ -431,17 +569,169 @@ __device__ __forceinline__ void persistent_rows(const ak_cross_entropy_args& arg
     }
 }
 
+#if RING > 0
+// RING: the producer warp's bulk copy of `bytes` (a multiple of 16) from global `src` (16-byte aligned) into
+// shared memory at `dst`, completing on mbarrier `bar`; LOAD = 2 marks the lines evict-first in L2.
+__device__ __forceinline__ void ring_copy(unsigned dst, const void* src, unsigned bytes, unsigned bar,
+                                          unsigned long long policy) {
+    if constexpr (LOAD == 2)
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+            "l"(src), "r"(bytes), "r"(bar), "l"(policy)
+            : "memory");
+    else
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                     "l"(src), "r"(bytes), "r"(bar)
+                     : "memory");
+}
+
+// RING: persistent blocks loop over rows blockIdx.x, + gridDim.x, ...; the last warp copies each row's
+// 16-byte-aligned body (AK_STAGE_V-element split: head, chunks, tail) through the RING stages, chunk after
+// chunk of RING_KB KiB, the stages used round robin (stage use k: slot k % RING, phase (k / RING) & 1),
+// and the BLOCK_THREADS consumers fold them: thread t takes the stage's 16-byte vectors t, t + BLOCK_THREADS,
+// ... (a fixed assignment, so the sums are reproducible), plus at most one head and one tail element.
+// The consumers' per-row reduction runs on named barrier 1 (the producer warp never joins it).
+__device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, float* red) {
+    constexpr int kV = AK_STAGE_V;                      // elements per 16-byte vector
+    constexpr int kStageBytes = RING_KB * 1024;
+    constexpr int kPer = kStageBytes / 16 / BLOCK_THREADS;  // vectors per consumer thread of a full stage
+    constexpr int kWarps = BLOCK_THREADS / 32;
+    extern __shared__ __align__(16) unsigned char smem[];  // bulk copies: 16-byte aligned stages
+    __shared__ __align__(8) unsigned long long bars[2 * RING];  // full[RING], then empty[RING]
+    const unsigned full0 = ak_smem_addr(&bars[0]), empty0 = ak_smem_addr(&bars[RING]);
+    const unsigned stage0 = ak_smem_addr(smem);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < RING; ++i) {
+            ak_mbar_init(full0 + 8 * i, 1);             // the producer's arrival + the copy's bytes
+            ak_mbar_init(empty0 + 8 * i, kWarps);       // one arrival per consumer warp
+        }
+        ak_mbar_init_fence();
+    }
+    __syncthreads();
+    const long long step = gridDim.x;
+    const int warp = threadIdx.x / 32, lane32 = threadIdx.x % 32;
+
+    if (warp == kWarps) {  // the producer warp: one thread issues every copy
+        if (lane32 == 0) {
+            const unsigned long long policy = LOAD == 2 ? ak_evict_first_policy() : 0ull;
+            unsigned k = 0;
+            for (long long row = blockIdx.x; row < args.rows; row += step) {
+                const ak_t* x = args.logits + row * args.cols;
+                const ak_row_part p = ak_split_row<kV>(x, args.cols);
+                const char* body = reinterpret_cast<const char*>(x + p.head);
+                const long long body_bytes = (long long)p.chunks * 16;
+                for (long long off = 0; off < body_bytes; off += kStageBytes, ++k) {
+                    const unsigned slot = k % RING;
+                    ak_mbar_wait(empty0 + 8 * slot, ((k / RING) + 1) & 1);  // first round: passes at once
+                    const unsigned bytes = unsigned(body_bytes - off < kStageBytes ? body_bytes - off : kStageBytes);
+                    ak_mbar_expect_tx(full0 + 8 * slot, bytes);
+                    ring_copy(stage0 + slot * kStageBytes, body + off, bytes, full0 + 8 * slot, policy);
+                }
+            }
+        }
+        __syncwarp();  // the warp reconverges before the fused mean's __syncthreads
+        return;
+    }
+
+    const int t = threadIdx.x;
+    unsigned k = 0;
+    int parity = 0;  // red's half for this row: two rows' reductions never share it
+    for (long long row = blockIdx.x; row < args.rows; row += step) {
+        const ak_t* x = args.logits + row * args.cols;
+        const ak_row_part p = ak_split_row<kV>(x, args.cols);
+        // the peeled edges and the target's logit: loads issued now, used when the row ends
+        const bool has_head = t < p.head, has_tail = t < p.tail;
+        const ak_t head_v = has_head ? x[t] : ak_t(0.f);
+        const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
+        const long long target = args.targets[row];
+        const bool target_ok = target >= 0 && target < args.cols;
+        const ak_t target_v = t == 0 && target_ok ? x[target] : ak_t(0.f);
+
+        float run_max = AK_NEG_INF, run_sum = 0.f;
+        const long long body_bytes = (long long)p.chunks * 16;
+        for (long long off = 0; off < body_bytes; off += kStageBytes, ++k) {
+            const unsigned slot = k % RING;
+            ak_mbar_wait(full0 + 8 * slot, (k / RING) & 1);
+            const ak_vec<kV>* st = reinterpret_cast<const ak_vec<kV>*>(smem + slot * kStageBytes);
+            if (body_bytes - off >= kStageBytes) {  // a full stage: kPer vectors for every thread, folded at once
+                ak_vec<kV> raw[kPer];
+#pragma unroll
+                for (int j = 0; j < kPer; ++j) raw[j] = st[t + j * BLOCK_THREADS];
+                __syncwarp();
+                if (lane32 == 0) ak_mbar_arrive(empty0 + 8 * slot);  // the loads above are done reading
+                float v[kPer * kV];
+#pragma unroll
+                for (int j = 0; j < kPer; ++j)
+#pragma unroll
+                    for (int e = 0; e < kV; ++e) v[j * kV + e] = ak_to_float(raw[j].v[e]);
+                online_fold(v, run_max, run_sum);
+            } else {  // the row's last, partial stage: the vectors below its end, one at a time
+                const int n16 = int((body_bytes - off) / 16);
+#pragma unroll
+                for (int j = 0; j < kPer; ++j) {
+                    if (t + j * BLOCK_THREADS < n16) {
+                        const ak_vec<kV> raw = st[t + j * BLOCK_THREADS];
+                        float v[kV];
+#pragma unroll
+                        for (int e = 0; e < kV; ++e) v[e] = ak_to_float(raw.v[e]);
+                        online_fold(v, run_max, run_sum);
+                    }
+                }
+                __syncwarp();
+                if (lane32 == 0) ak_mbar_arrive(empty0 + 8 * slot);
+            }
+        }
+        if (has_head) {
+            const float v[1] = {ak_to_float(head_v)};
+            online_fold(v, run_max, run_sum);
+        }
+        if (has_tail) {
+            const float v[1] = {ak_to_float(tail_v)};
+            online_fold(v, run_max, run_sum);
+        }
+        // the consumers' (max, sum) in a fixed order: warps by butterfly, then warp 0..kWarps-1
+        float m = ak_warp_max<32>(run_max);
+        float sum = run_max == AK_NEG_INF ? 0.f : run_sum * ak_exp<kFastExp>(run_max - m);
+        sum = ak_warp_sum<32>(sum);
+        float* r = red + parity * 2 * kWarps;
+        if (lane32 == 0) {
+            r[2 * warp] = m;
+            r[2 * warp + 1] = sum;
+        }
+        ak_named_barrier<BLOCK_THREADS>(1);
+        if (t == 0) {
+            float row_max = r[0];
+            for (int w = 1; w < kWarps; ++w) row_max = fmaxf(row_max, r[2 * w]);
+            float row_sum = 0.f;
+            for (int w = 0; w < kWarps; ++w)
+                row_sum += r[2 * w] == AK_NEG_INF ? 0.f : r[2 * w + 1] * ak_exp<kFastExp>(r[2 * w] - row_max);
+            static_cast<float*>(args.workspace)[row] =
+                target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000);
+        }
+        parity ^= 1;
+    }
+}
+#endif
+
 // PERSISTENT blocks must all be resident at once (the grid is sized for it): the register budget allows it.
 // MIN_BLOCKS > 0 asks for more: the compiler caps the registers at 65536 / (MIN_BLOCKS * BLOCK_THREADS).
 constexpr int kMinBlocks = MIN_BLOCKS > 0 ? MIN_BLOCKS : PERSISTENT > 0 ? PERSISTENT : kStageBlocks;
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kMinBlocks) ak_kernel0(ak_cross_entropy_args args) {
-    __shared__ float scratch[BLOCK_THREADS / 32];
+constexpr int kBlockThreads = BLOCK_THREADS + (RING > 0 ? 32 : 0);
+
+extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kernel0(ak_cross_entropy_args args) {
+    // RING: the producer warp joins the fused mean's reduction too (its slot past the consumers' is unused)
+    __shared__ float scratch[RING > 0 ? 2 * kBlockThreads / 32 : BLOCK_THREADS / 32];
+#if RING > 0
+    __shared__ float red[4 * (BLOCK_THREADS / 32)];  // two rows' (max, sum) per consumer warp
+    ring_rows(args, red);
+#else
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
     if constexpr (PERSISTENT > 0)
         persistent_rows(args, scratch, xch);
     else
         block_rows(args, scratch, xch);
+#endif
 
     if constexpr (FUSED_MEAN) {
         __shared__ bool last_block;

@@ -112,22 +112,26 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
+ring=PERSISTENT=2,RING=4,RING_KB=8,BLOCK_THREADS=256,$ce
 bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,$ce $best
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce BLOCK_THREADS=512,UNROLL=4,MIN_BLOCKS=3,$ce
+bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce
+bench cross_entropy $long 8 ${ring/RING=4/RING=8},PERSISTENT=3 ${ring/BLOCK_THREADS=256/BLOCK_THREADS=128},PERSISTENT=4
+bench cross_entropy $long 8 ${ring/RING_KB=8/RING_KB=16},BLOCK_THREADS=512 ${ring/PERSISTENT=2/PERSISTENT=3},RING_KB=4,RING=8
+bench cross_entropy $long 8 $ring,EXP2X=1 $ring,POLY_EXP=2
+bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,EXP2X=1,$ce BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,POLY_EXP=2,$ce
 bench cross_entropy $long 8 BLOCK_THREADS=256,UNROLL=2,PIPE=1,MIN_BLOCKS=6,$ce BLOCK_THREADS=256,UNROLL=4,MIN_BLOCKS=6,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=128,UNROLL=2,PIPE=1,MIN_BLOCKS=12,$ce BLOCK_THREADS=256,UNROLL=2,PIPE=1,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=1024,UNROLL=1,PIPE=1,MIN_BLOCKS=2,$ce BLOCK_THREADS=1024,UNROLL=2,PIPE=1,$ce
+bench cross_entropy $long 8 BLOCK_THREADS=128,UNROLL=2,PIPE=1,MIN_BLOCKS=12,$ce BLOCK_THREADS=1024,UNROLL=1,PIPE=1,MIN_BLOCKS=2,$ce
 bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,PERSISTENT=2,$ce BLOCK_THREADS=512,UNROLL=2,PIPE=1,CLUSTER=2,MIN_BLOCKS=3,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,${ce/LOAD=2/LOAD=1} BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,${ce/LOAD=2/LOAD=0}
+bench cross_entropy $long 8 ${ring/LOAD=2/LOAD=0} BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,${ce/LOAD=2/LOAD=1}
 bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce $best bf16
+bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce bf16
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))
 if (( l > 15 )); then
   say "torch baselines (eager, torch.compile default + max-autotune-no-cudagraphs, parallel compiles; cap ${l}s)"
   TORCHINDUCTOR_COMPILE_THREADS=1 TORCHINDUCTOR_CACHE_DIR=$work/inductor timeout -s INT "$l" \
-    python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode default,max-autotune-no-cudagraphs \
+    python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode max-autotune-no-cudagraphs,default \
     --parallel --budget $(( l - 4 )) \
     --cases cross_entropy:4096x50257,cross_entropy:8192x50257,softmax:4096x50257,softmax:8192x50257,rmsnorm:4096x8192,rmsnorm:8192x8192,rmsnorm:8192x32768,reduce:4096x8192,reduce:8192x8192,reduce:8192x32768 \
     --tsv "$out/torch.tsv" > "$work/torch.log" 2>&1

@@ -24,7 +24,9 @@ struct RowKernelVariant {
 // on the streamed, staged and register-cached rows (rmsnorm's two passes: evict-last, then evict-first);
 // cross_entropy's FMA-folded exponentials (FAST_EXP = 2); the bulk L2 prefetch of a streamed row (PREFETCH);
 // cross_entropy's persistent blocks (PERSISTENT, with and without the next row prefetched, one- and two-pass);
-// cross_entropy's software-pipelined one-pass row (PIPE) under a register cap (MIN_BLOCKS), also persistent.
+// cross_entropy's software-pipelined one-pass row (PIPE) under a register cap (MIN_BLOCKS), also persistent;
+// cross_entropy's TMA ring (RING: a producer warp's bulk copies through shared-memory stages; peeled rows), with
+// the fused mean, small stages with 64 consumer threads, large stages with 512.
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -61,6 +63,10 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"PIPE", "1"}, {"MIN_BLOCKS", "12"}, {"BLOCK_THREADS", "128"}, {"VEC", "4"}, {"UNROLL", "4"},
                            {"ONLINE", "1"}}},
         {"cross_entropy", {{"PIPE", "1"}, {"PERSISTENT", "2"}, {"VEC", "8"}, {"ONLINE", "1"}}},
+        {"cross_entropy", {{"RING", "4"}, {"PERSISTENT", "2"}, {"LOAD", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"},
+                           {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"RING", "2"}, {"RING_KB", "4"}, {"PERSISTENT", "4"}, {"BLOCK_THREADS", "64"}, {"ONLINE", "1"}}},
+        {"cross_entropy", {{"RING", "6"}, {"RING_KB", "16"}, {"PERSISTENT", "1"}, {"BLOCK_THREADS", "512"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},

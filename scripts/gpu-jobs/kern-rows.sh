@@ -58,10 +58,11 @@ summary() {
 trap 'echo "=== interrupted at the cap"; summary; exit 130' INT TERM
 
 nb=0
+reserve=${AK_TORCH_RESERVE:-38}  # seconds the benches leave to part 2
 printf 'type\tconfig\tshape\tdtype\tours_us\tiqr_us\tbaseline_us\tbaseline\tspeedup\tgb_s\tpct_copy\tregs\tref_config\tref_us\tref_iqr_us\tref_pct_copy\tref_regs\n' > "$tsv"
 bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B [DTYPE]: A is the candidate, B the --reference
   local type=$1 shapes=$2 bcap=$3 a=$4 b=$5 dt=${6:-fp16}  # bcap: not `cap`, which left() reads
-  if (( $(left) < bcap + 5 )); then say "bench $type skipped: $(left)s left"; return; fi
+  if (( $(left) < bcap + 5 + reserve )); then say "bench $type skipped: $(left)s left, ${reserve}s kept for the torch baselines"; return; fi
   say "bench $type $dt  A=$a  B(reference)=$b"
   local fa fb
   fa=$(variant "$type" A "$a"); fb=$(variant "$type" B "$b")

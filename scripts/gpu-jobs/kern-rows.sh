@@ -114,18 +114,18 @@ ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
 ring=PERSISTENT=2,RING=4,RING_KB=8,BLOCK_THREADS=256,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,$ce $best
 bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce
+bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,$ce $best
+bench cross_entropy $long 8 $ring,EXP2X=1 $ring,POLY_EXP=2
+bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
+bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce bf16
 bench cross_entropy $long 8 ${ring/RING=4/RING=8},PERSISTENT=3 ${ring/BLOCK_THREADS=256/BLOCK_THREADS=128},PERSISTENT=4
 bench cross_entropy $long 8 ${ring/RING_KB=8/RING_KB=16},BLOCK_THREADS=512 ${ring/PERSISTENT=2/PERSISTENT=3},RING_KB=4,RING=8
-bench cross_entropy $long 8 $ring,EXP2X=1 $ring,POLY_EXP=2
 bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,EXP2X=1,$ce BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,POLY_EXP=2,$ce
 bench cross_entropy $long 8 BLOCK_THREADS=256,UNROLL=2,PIPE=1,MIN_BLOCKS=6,$ce BLOCK_THREADS=256,UNROLL=4,MIN_BLOCKS=6,$ce
 bench cross_entropy $long 8 BLOCK_THREADS=128,UNROLL=2,PIPE=1,MIN_BLOCKS=12,$ce BLOCK_THREADS=1024,UNROLL=1,PIPE=1,MIN_BLOCKS=2,$ce
 bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,PERSISTENT=2,$ce BLOCK_THREADS=512,UNROLL=2,PIPE=1,CLUSTER=2,MIN_BLOCKS=3,$ce
 bench cross_entropy $long 8 ${ring/LOAD=2/LOAD=0} BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,${ce/LOAD=2/LOAD=1}
-bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
-bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce bf16
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -46,8 +46,9 @@
 //   PIPE = 1      (ONLINE streamed rows) software pipelining in registers: each thread issues its next
 //                 batch of UNROLL vector loads before it converts and folds the current one, so its loads
 //                 stay in flight while it computes (the plain loop waits for every batch it uses).
-//   RING > 0      (PERSISTENT, sm_90) a TMA ring: one extra producer warp streams the 16-byte-aligned body
-//                 of each of the block's rows into RING stages of RING_KB KiB of shared memory with bulk
+//   RING > 0      (sm_90) a TMA ring: one extra producer warp streams the 16-byte-aligned body of each of
+//                 the block's rows (PERSISTENT: its rows in turn; else its one row, the hardware scheduling
+//                 blocks as they finish) into RING stages of RING_KB KiB of shared memory with bulk
 //                 copies (cp.async.bulk, completing on a "full" mbarrier per stage, under the L2
 //                 evict-first policy with LOAD = 2), while the BLOCK_THREADS consumer threads fold each
 //                 stage from shared memory and release it on an "empty" mbarrier (one arrival per warp).
@@ -96,7 +97,7 @@
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
 // @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
-// @autokernel tunable RING = 0 {0, 2, 3, 4, 6, 8} tier 2 -- PERSISTENT rows streamed by a producer warp's bulk copies (TMA) through RING shared-memory stages (0: off; sm_90)
+// @autokernel tunable RING = 0 {0, 2, 3, 4, 6, 8} tier 2 -- rows streamed by a producer warp's bulk copies (TMA) through RING shared-memory stages (0: off; sm_90)
 // @autokernel tunable RING_KB = 8 {4, 8, 16, 32} tier 2 -- KiB per RING stage
 // @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
@@ -228,7 +229,7 @@ static_assert((EXP2X == 0 && POLY_EXP == 0) || (FAST_EXP == 2 && ONLINE == 1),
               "EXP2X and POLY_EXP change the one-pass row's FMA-folded exponentials: they need FAST_EXP = 2 and ONLINE = 1");
 static_assert(RING == 0 || RING == 2 || RING == 3 || RING == 4 || RING == 6 || RING == 8, "RING: 0, 2, 3, 4, 6 or 8 stages");
 static_assert(RING_KB == 4 || RING_KB == 8 || RING_KB == 16 || RING_KB == 32, "RING_KB: 4, 8, 16 or 32 KiB per stage");
-static_assert(RING == 0 || PERSISTENT > 0, "RING streams the rows of persistent blocks: it needs PERSISTENT = 1..4");
+static_assert(RING == 0 || ROWS_PER_BLOCK == 1, "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1");
 static_assert(RING == 0 || ONLINE == 1, "RING folds every stage once, into running statistics: it needs ONLINE = 1");
 static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
 static_assert(RING == 0 || PERSISTENT * RING * RING_KB <= 224,
@@ -585,7 +586,7 @@ __device__ __forceinline__ void ring_copy(unsigned dst, const void* src, unsigne
                      : "memory");
 }
 
-// RING: persistent blocks loop over rows blockIdx.x, + gridDim.x, ...; the last warp copies each row's
+// RING: blocks loop over rows blockIdx.x, + gridDim.x, ... (one row each without PERSISTENT); the last warp copies each row's
 // 16-byte-aligned body (AK_STAGE_V-element split: head, chunks, tail) through the RING stages, chunk after
 // chunk of RING_KB KiB, the stages used round robin (stage use k: slot k % RING, phase (k / RING) & 1),
 // and the BLOCK_THREADS consumers fold them: thread t takes the stage's 16-byte vectors t, t + BLOCK_THREADS,

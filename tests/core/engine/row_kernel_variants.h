@@ -72,6 +72,7 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"POLY_EXP", "3"}, {"EXP2X", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"},
                            {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"POLY_EXP", "2"}, {"VEC", "4"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"RING", "3"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"LOAD", "2"}}},  // one block per row
         {"cross_entropy", {{"RING", "6"}, {"RING_KB", "16"}, {"PERSISTENT", "1"}, {"BLOCK_THREADS", "512"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},

@@ -57,6 +57,12 @@
 //                 and a row of 50257 fp16 logits starts at any even address, so each row is peeled: its
 //                 head (up to the first 16-byte boundary) and tail (past the last one), under 16 bytes
 //                 each, are read by consumer threads with ordinary loads issued as the row starts.
+//   SPLIT = 1     (RING, PERSISTENT, FUSED_MEAN) balances the persistent blocks exactly: the rows x stages
+//                 units of the tensor are cut into gridDim.x equal contiguous shares, so a block's first and
+//                 last rows may be partial. A partial row's (max, sum) goes to the block's slot in the
+//                 workspace; the last block (the fused mean) combines each split row's slots in block order
+//                 (deterministic) before it averages. Without it, 8192 rows on 264 blocks leave 8 blocks a
+//                 32nd row while the others idle, and 4096 rows on 264 half of them a 16th.
 //   EXP2X = 1     (FAST_EXP = 2, ONLINE) two exponentials per MUFU op: the two FMA-shifted arguments are packed
 //                 into one f16x2 register (cvt.rn.f16x2.f32), ex2.approx.f16x2 gives both results, which are
 //                 widened and added in fp32. Half the MUFU.EX2 issue for fp16 and bf16 rows (fp32 rows keep the
@@ -99,6 +105,7 @@
 // @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
 // @autokernel tunable RING = 0 {0, 2, 3, 4, 6, 8} tier 2 -- rows streamed by a producer warp's bulk copies (TMA) through RING shared-memory stages (0: off; sm_90)
 // @autokernel tunable RING_KB = 8 {4, 8, 16, 32} tier 2 -- KiB per RING stage
+// @autokernel tunable SPLIT = 0 {0, 1} tier 2 -- RING + PERSISTENT: every block streams an equal share of all rows' stages (rows split across blocks, no tail of whole rows)
 // @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
@@ -165,6 +172,9 @@
 #ifndef EXP2X
 #define EXP2X 0
 #endif
+#ifndef SPLIT
+#define SPLIT 0
+#endif
 #ifndef POLY_EXP
 #define POLY_EXP 0
 #endif
@@ -229,6 +239,10 @@ static_assert((EXP2X == 0 && POLY_EXP == 0) || (FAST_EXP == 2 && ONLINE == 1),
               "EXP2X and POLY_EXP change the one-pass row's FMA-folded exponentials: they need FAST_EXP = 2 and ONLINE = 1");
 static_assert(RING == 0 || RING == 2 || RING == 3 || RING == 4 || RING == 6 || RING == 8, "RING: 0, 2, 3, 4, 6 or 8 stages");
 static_assert(RING_KB == 4 || RING_KB == 8 || RING_KB == 16 || RING_KB == 32, "RING_KB: 4, 8, 16 or 32 KiB per stage");
+static_assert(SPLIT == 0 || SPLIT == 1, "SPLIT: 0 or 1");
+static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
+              "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
+              "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
 static_assert(RING == 0 || ROWS_PER_BLOCK == 1, "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1");
 static_assert(RING == 0 || ONLINE == 1, "RING folds every stage once, into running statistics: it needs ONLINE = 1");
 static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
@@ -247,6 +261,10 @@ static_assert(RING == 0, "RING uses bulk copies (cp.async.bulk) and mbarrier tra
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
 
+// SPLIT: the workspace holds slots for this many persistent blocks (PERSISTENT <= 4 per SM, 256 SMs); a larger
+// grid traps rather than write past them.
+constexpr int kSplitMaxBlocks = 1024;
+
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
     /* block (RING: + the producer warp) */ BLOCK_THREADS + (RING > 0 ? 32 : 0), 1, 1,
@@ -259,7 +277,8 @@ AK_LAUNCH(0) = {
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
     /* workspace_bytes_per_row */ 4,  // one fp32 loss per row
-    /* workspace_bytes */ FUSED_MEAN ? 4 : 0,  // FUSED_MEAN: the blocks-done counter after the losses
+    /* workspace_bytes */ FUSED_MEAN ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN: the blocks-done
+    // counter after the losses; SPLIT: then two (max, sum) slots per block
 };
 
 #if !FUSED_MEAN
@@ -586,12 +605,49 @@ __device__ __forceinline__ void ring_copy(unsigned dst, const void* src, unsigne
                      : "memory");
 }
 
-// RING: blocks loop over rows blockIdx.x, + gridDim.x, ... (one row each without PERSISTENT); the last warp copies each row's
-// 16-byte-aligned body (AK_STAGE_V-element split: head, chunks, tail) through the RING stages, chunk after
-// chunk of RING_KB KiB, the stages used round robin (stage use k: slot k % RING, phase (k / RING) & 1),
-// and the BLOCK_THREADS consumers fold them: thread t takes the stage's 16-byte vectors t, t + BLOCK_THREADS,
-// ... (a fixed assignment, so the sums are reproducible), plus at most one head and one tail element.
-// The consumers' per-row reduction runs on named barrier 1 (the producer warp never joins it).
+// RING: the stages of a row, RING_KB KiB of its 16-byte-aligned body each (the same count for every row:
+// the longest body a row of `cols` can have; a shorter body's last stage may be empty), at least one.
+__device__ __forceinline__ int ring_stages_per_row(int cols) {
+    const long long body = (long long)cols * (long long)sizeof(ak_t) / 16 * 16;
+    const int stages = int((body + RING_KB * 1024 - 1) / (RING_KB * 1024));
+    return stages > 0 ? stages : 1;  // a row under 16 bytes: one empty stage, its elements all head or tail
+}
+
+// RING: calls f(row, s0, s1, span) for each part of a row this block streams: stages [s0, s1) of `row`, the
+// block's span-th part. Without SPLIT, whole rows blockIdx.x, + gridDim.x, ... (one row each without
+// PERSISTENT); with SPLIT, the contiguous share [U * b / G, U * (b + 1) / G) of the U = rows * stages units of
+// the whole tensor (row-major), so only the first and the last part of a block can be partial rows.
+template <class F>
+__device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& args, F&& f) {
+    const int stages = ring_stages_per_row(args.cols);
+    if constexpr (SPLIT != 0) {
+        const long long units = (long long)args.rows * stages;
+        long long u = units * blockIdx.x / gridDim.x;
+        const long long end = units * (blockIdx.x + 1) / gridDim.x;
+        for (int span = 0; u < end; ++span) {
+            const long long row = u / stages;
+            const int s0 = int(u - row * stages);
+            const int s1 = end - row * stages < stages ? int(end - row * stages) : stages;
+            f(row, s0, s1, span);
+            u = row * stages + s1;
+        }
+    } else {
+        for (long long row = blockIdx.x; row < args.rows; row += gridDim.x) f(row, 0, stages, 0);
+    }
+}
+
+// SPLIT: block b's partial-row slots, (max, sum) of its first part (slot 0) and of its last (slot 1), after
+// the losses and the blocks-done counter in the workspace.
+__device__ __forceinline__ float* split_slot(const ak_cross_entropy_args& args, long long block, int slot) {
+    return static_cast<float*>(args.workspace) + args.rows + 1 + 4 * block + 2 * slot;
+}
+
+// RING: the last warp copies each part's stages through the RING stages (stage use k: slot k % RING,
+// phase (k / RING) & 1), and the BLOCK_THREADS consumers fold them: thread t takes the stage's 16-byte
+// vectors t, t + BLOCK_THREADS, ... (a fixed assignment, so the sums are reproducible); the part holding
+// stage 0 also folds the row's head and tail (at most one element per thread). The consumers' per-part
+// reduction runs on named barrier 1 (the producer warp never joins it). A whole row's loss goes to the
+// workspace; a partial row's (max, sum) to the block's SPLIT slot, combined by the last block.
 __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, float* red) {
     constexpr int kV = AK_STAGE_V;                      // elements per 16-byte vector
     constexpr int kStageBytes = RING_KB * 1024;
@@ -609,26 +665,29 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
         ak_mbar_init_fence();
     }
     __syncthreads();
-    const long long step = gridDim.x;
+    const int stages = ring_stages_per_row(args.cols);
     const int warp = threadIdx.x / 32, lane32 = threadIdx.x % 32;
 
     if (warp == kWarps) {  // the producer warp: one thread issues every copy
         if (lane32 == 0) {
             const unsigned long long policy = LOAD == 2 ? ak_evict_first_policy() : 0ull;
             unsigned k = 0;
-            for (long long row = blockIdx.x; row < args.rows; row += step) {
+            ring_for_each_part(args, [&](long long row, int s0, int s1, int) {
                 const ak_t* x = args.logits + row * args.cols;
                 const ak_row_part p = ak_split_row<kV>(x, args.cols);
                 const char* body = reinterpret_cast<const char*>(x + p.head);
                 const long long body_bytes = (long long)p.chunks * 16;
-                for (long long off = 0; off < body_bytes; off += kStageBytes, ++k) {
+                for (int st = s0; st < s1; ++st) {
+                    const long long off = (long long)st * kStageBytes;
+                    if (off >= body_bytes) break;  // an empty last stage: nothing to copy, nothing to wait for
                     const unsigned slot = k % RING;
                     ak_mbar_wait(empty0 + 8 * slot, ((k / RING) + 1) & 1);  // first round: passes at once
                     const unsigned bytes = unsigned(body_bytes - off < kStageBytes ? body_bytes - off : kStageBytes);
                     ak_mbar_expect_tx(full0 + 8 * slot, bytes);
                     ring_copy(stage0 + slot * kStageBytes, body + off, bytes, full0 + 8 * slot, policy);
+                    ++k;
                 }
-            }
+            });
         }
         __syncwarp();  // the warp reconverges before the fused mean's __syncthreads
         return;
@@ -636,21 +695,24 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
 
     const int t = threadIdx.x;
     unsigned k = 0;
-    int parity = 0;  // red's half for this row: two rows' reductions never share it
-    for (long long row = blockIdx.x; row < args.rows; row += step) {
+    int parity = 0;  // red's half for this part: two parts' reductions never share it
+    ring_for_each_part(args, [&](long long row, int s0, int s1, int span) {
         const ak_t* x = args.logits + row * args.cols;
         const ak_row_part p = ak_split_row<kV>(x, args.cols);
-        // the peeled edges and the target's logit: loads issued now, used when the row ends
-        const bool has_head = t < p.head, has_tail = t < p.tail;
+        const bool whole = s0 == 0 && s1 == stages;
+        // the peeled edges (with stage 0) and the target's logit (whole rows): loads issued now, used at the end
+        const bool has_head = s0 == 0 && t < p.head, has_tail = s0 == 0 && t < p.tail;
         const ak_t head_v = has_head ? x[t] : ak_t(0.f);
         const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
-        const long long target = args.targets[row];
+        const long long target = whole ? args.targets[row] : 0;
         const bool target_ok = target >= 0 && target < args.cols;
-        const ak_t target_v = t == 0 && target_ok ? x[target] : ak_t(0.f);
+        const ak_t target_v = whole && t == 0 && target_ok ? x[target] : ak_t(0.f);
 
         float run_max = AK_NEG_INF, run_sum = 0.f;
         const long long body_bytes = (long long)p.chunks * 16;
-        for (long long off = 0; off < body_bytes; off += kStageBytes, ++k) {
+        for (int stg = s0; stg < s1; ++stg) {
+            const long long off = (long long)stg * kStageBytes;
+            if (off >= body_bytes) break;
             const unsigned slot = k % RING;
             ak_mbar_wait(full0 + 8 * slot, (k / RING) & 1);
             const ak_vec<kV>* st = reinterpret_cast<const ak_vec<kV>*>(smem + slot * kStageBytes);
@@ -681,6 +743,7 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 __syncwarp();
                 if (lane32 == 0) ak_mbar_arrive(empty0 + 8 * slot);
             }
+            ++k;
         }
         if (has_head) {
             const float v[1] = {ak_to_float(head_v)};
@@ -706,10 +769,48 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
             float row_sum = 0.f;
             for (int w = 0; w < kWarps; ++w)
                 row_sum += r[2 * w] == AK_NEG_INF ? 0.f : r[2 * w + 1] * ak_exp<kFastExp>(r[2 * w] - row_max);
-            static_cast<float*>(args.workspace)[row] =
-                target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000);
+            if (whole) {
+                static_cast<float*>(args.workspace)[row] =
+                    target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000);
+            } else if constexpr (SPLIT != 0) {
+                float* slot = split_slot(args, blockIdx.x, span == 0 ? 0 : 1);
+                slot[0] = row_max;
+                slot[1] = row_sum;
+            }
         }
         parity ^= 1;
+    });
+}
+
+// SPLIT, in the last block: the loss of every row split across blocks. The block whose share holds the
+// row's stage 0 (the row is its last part) combines its slot with the first-part slots of the blocks after
+// it, in block order, until the one whose share reaches the row's last stage; one thread per starting block.
+__device__ __forceinline__ void split_finish(const ak_cross_entropy_args& args) {
+    const int stages = ring_stages_per_row(args.cols);
+    const long long units = (long long)args.rows * stages;
+    const long long blocks = gridDim.x;
+    for (long long b = threadIdx.x; b < blocks; b += blockDim.x) {
+        const long long u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
+        if (u0 >= u1) continue;
+        const long long row = (u1 - 1) / stages;  // the block's last part
+        const long long row_begin = row * stages, row_end = row_begin + stages;
+        if (u0 > row_begin || u1 >= row_end) continue;  // it does not start the row, or holds all of it
+        const bool only_part = u0 == row_begin;          // then it is the block's first part too: slot 0
+        float m = __ldcg(split_slot(args, b, only_part ? 0 : 1));
+        float s = __ldcg(split_slot(args, b, only_part ? 0 : 1) + 1);
+        for (long long c = b + 1; c < blocks; ++c) {
+            const long long c0 = units * c / blocks, c1 = units * (c + 1) / blocks;
+            if (c0 >= c1) continue;
+            const float cm = __ldcg(split_slot(args, c, 0)), cs = __ldcg(split_slot(args, c, 0) + 1);
+            const float nm = fmaxf(m, cm);
+            s = (m == AK_NEG_INF ? 0.f : s * ak_exp<kFastExp>(m - nm)) + (cm == AK_NEG_INF ? 0.f : cs * ak_exp<kFastExp>(cm - nm));
+            m = nm;
+            if (c1 >= row_end) break;
+        }
+        const long long target = args.targets[row];
+        const ak_t* x = args.logits + row * args.cols;
+        static_cast<float*>(args.workspace)[row] =
+            target >= 0 && target < args.cols ? logf(s) + m - ak_to_float(x[target]) : __int_as_float(0x7fc00000);
     }
 }
 #endif
@@ -725,6 +826,7 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
     __shared__ float scratch[RING > 0 ? 2 * kBlockThreads / 32 : BLOCK_THREADS / 32];
 #if RING > 0
     __shared__ float red[4 * (BLOCK_THREADS / 32)];  // two rows' (max, sum) per consumer warp
+    if (SPLIT != 0 && gridDim.x > kSplitMaxBlocks) __trap();
     ring_rows(args, red);
 #else
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
@@ -745,6 +847,11 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
         __syncthreads();
         if (last_block) {
             __threadfence();
+#if RING > 0 && SPLIT != 0
+            split_finish(args);  // the split rows' losses, before the mean reads them
+            __threadfence();
+            __syncthreads();
+#endif
             write_mean_loss<BLOCK_THREADS>(args, scratch);
         }
     }

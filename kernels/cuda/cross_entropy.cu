@@ -63,6 +63,9 @@
 //                 workspace; the last block (the fused mean) combines each split row's slots in block order
 //                 (deterministic) before it averages. Without it, 8192 rows on 264 blocks leave 8 blocks a
 //                 32nd row while the others idle, and 4096 rows on 264 half of them a 16th.
+//   MAX2 = 1      (RING, FAST_EXP = 2; fp16 / bf16 rows) each stage's max on the packed values: max.f16x2 /
+//                 max.bf16x2 take two lanes per instruction (7 + 3 instructions for a thread's 16 values of an
+//                 8 KiB stage instead of 15 FMNMX); fp32 rows are unchanged.
 //   EXP2X = 1     (FAST_EXP = 2, ONLINE) two exponentials per MUFU op: the two FMA-shifted arguments are packed
 //                 into one f16x2 register (cvt.rn.f16x2.f32), ex2.approx.f16x2 gives both results, which are
 //                 widened and added in fp32. Half the MUFU.EX2 issue for fp16 and bf16 rows (fp32 rows keep the
@@ -108,6 +111,7 @@
 // @autokernel tunable SPLIT = 0 {0, 1} tier 2 -- RING + PERSISTENT: every block streams an equal share of all rows' stages (rows split across blocks, no tail of whole rows)
 // @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
+// @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -175,6 +179,9 @@
 #ifndef SPLIT
 #define SPLIT 0
 #endif
+#ifndef MAX2
+#define MAX2 0
+#endif
 #ifndef POLY_EXP
 #define POLY_EXP 0
 #endif
@@ -240,6 +247,9 @@ static_assert((EXP2X == 0 && POLY_EXP == 0) || (FAST_EXP == 2 && ONLINE == 1),
 static_assert(RING == 0 || RING == 2 || RING == 3 || RING == 4 || RING == 6 || RING == 8, "RING: 0, 2, 3, 4, 6 or 8 stages");
 static_assert(RING_KB == 4 || RING_KB == 8 || RING_KB == 16 || RING_KB == 32, "RING_KB: 4, 8, 16 or 32 KiB per stage");
 static_assert(SPLIT == 0 || SPLIT == 1, "SPLIT: 0 or 1");
+static_assert(MAX2 == 0 || MAX2 == 1, "MAX2: 0 or 1");
+static_assert(MAX2 == 0 || (RING > 0 && FAST_EXP == 2),
+              "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2");
 static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
               "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
               "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
@@ -351,11 +361,9 @@ __device__ __forceinline__ void exp2_x2(float t0, float t1, float& e0, float& e1
 // FAST_EXP = 2 with EXP2X and / or POLY_EXP: ak_online_add_fma's fold with some of the exponentials moved
 // off the one-result-per-lane MUFU.EX2: value j goes to the polynomial when j % 8 < POLY_EXP, the others
 // pairwise to the packed ex2 (EXP2X, fp16 / bf16) or one by one to MUFU.EX2. Sums in index order.
+// chunk_max: the max of v (given by the caller that found it another way, MAX2).
 template <int K>
-__device__ __forceinline__ void online_add_mixed(const float (&v)[K], float& run_max, float& run_sum) {
-    float chunk_max = v[0];
-#pragma unroll
-    for (int j = 1; j < K; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+__device__ __forceinline__ void online_add_mixed(const float (&v)[K], float chunk_max, float& run_max, float& run_sum) {
     const float new_max = fmaxf(run_max, chunk_max);
     run_sum *= ak_exp<true>(run_max - new_max);
     run_max = new_max;
@@ -385,9 +393,48 @@ __device__ __forceinline__ void online_add_mixed(const float (&v)[K], float& run
 
 template <int K>
 __device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
-    if constexpr (FAST_EXP == 2 && (EXP2X != 0 || POLY_EXP != 0)) online_add_mixed<K>(v, run_max, run_sum);
-    else if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
-    else ak_online_add<K, kFastExp>(v, run_max, run_sum);
+    if constexpr (FAST_EXP == 2 && (EXP2X != 0 || POLY_EXP != 0)) {
+        float chunk_max = v[0];
+#pragma unroll
+        for (int j = 1; j < K; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+        online_add_mixed<K>(v, chunk_max, run_max, run_sum);
+    } else if constexpr (FAST_EXP == 2) {
+        ak_online_add_fma<K>(v, run_max, run_sum);
+    } else {
+        ak_online_add<K, kFastExp>(v, run_max, run_sum);
+    }
+}
+
+// MAX2 (RING, fp16 / bf16): the max of N raw 16-byte vectors by packed max.f16x2 / max.bf16x2 (two lanes per
+// instruction: 4 N - 1 of them and a final pair instead of 8 N - 1 scalar FMNMX), then widened. The widening
+// is exact and monotone, so it is the same float as the max of the widened values.
+template <int N, int V>
+__device__ __forceinline__ float raw_max2(const ak_vec<V> (&raw)[N]) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(&raw[0]);
+    unsigned m = w[0];
+#pragma unroll
+    for (int i = 1; i < N * 4; ++i) {
+#if defined(AK_DTYPE_BF16)
+        asm("max.bf16x2 %0, %0, %1;" : "+r"(m) : "r"(w[i]));
+#else
+        asm("max.f16x2 %0, %0, %1;" : "+r"(m) : "r"(w[i]));
+#endif
+    }
+    const ak_t* h = reinterpret_cast<const ak_t*>(&m);
+    return fmaxf(ak_to_float(h[0]), ak_to_float(h[1]));
+}
+
+// RING's fold of a full stage's raw vectors: MAX2 finds the chunk max on the packed values, then the
+// FMA-folded exponentials (online_add_mixed, the same sums as online_fold's); otherwise online_fold.
+template <int N, int V>
+__device__ __forceinline__ void online_fold_raw(const ak_vec<V> (&raw)[N], float& run_max, float& run_sum) {
+    float v[N * V];
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) v[j * V + e] = ak_to_float(raw[j].v[e]);
+    if constexpr (MAX2 != 0 && sizeof(ak_t) == 2 && FAST_EXP == 2) online_add_mixed<N * V>(v, raw_max2<N, V>(raw), run_max, run_sum);
+    else online_fold(v, run_max, run_sum);
 }
 
 // PREFETCH: part `p` of the row (split for V-element vectors) on its way into L2, issued by the group.
@@ -722,12 +769,7 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 for (int j = 0; j < kPer; ++j) raw[j] = st[t + j * BLOCK_THREADS];
                 __syncwarp();
                 if (lane32 == 0) ak_mbar_arrive(empty0 + 8 * slot);  // the loads above are done reading
-                float v[kPer * kV];
-#pragma unroll
-                for (int j = 0; j < kPer; ++j)
-#pragma unroll
-                    for (int e = 0; e < kV; ++e) v[j * kV + e] = ak_to_float(raw[j].v[e]);
-                online_fold(v, run_max, run_sum);
+                online_fold_raw<kPer, kV>(raw, run_max, run_sum);
             } else {  // the row's last, partial stage: the vectors below its end, one at a time
                 const int n16 = int((body_bytes - off) / 16);
 #pragma unroll

@@ -119,6 +119,7 @@ bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,$ce $best
 bench cross_entropy $long 8 $ring,EXP2X=1 $ring,POLY_EXP=2
 bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=0} ${ring/PERSISTENT=2/PERSISTENT=0},RING=3,BLOCK_THREADS=128
 bench cross_entropy $long 8 $ring,SPLIT=1 ${ring/PERSISTENT=2/PERSISTENT=3},SPLIT=1
+bench cross_entropy $long 8 $ring,MAX2=1 $ring,MAX2=1,EXP2X=1,SPLIT=1
 bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
 bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce bf16
 bench cross_entropy $long 8 ${ring/RING=4/RING=8},PERSISTENT=3 ${ring/BLOCK_THREADS=256/BLOCK_THREADS=128},PERSISTENT=4

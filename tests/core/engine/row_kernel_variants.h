@@ -29,7 +29,7 @@ struct RowKernelVariant {
 // the fused mean, small stages with 64 consumer threads, large stages with 512; cross_entropy's exponentials
 // two per packed f16x2 MUFU op (EXP2X) and partly on the FMA pipe (POLY_EXP), streamed and ring-fed; the ring with
 // one block per row, and with the rows' stages shared equally among persistent blocks (SPLIT: split rows combined
-// by the fused mean).
+// by the fused mean), its stage max on packed pairs (MAX2).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -77,6 +77,8 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"RING", "3"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"LOAD", "2"}}},  // one block per row
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"},
                            {"LOAD", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"MAX2", "1"}, {"EXP2X", "1"}, {"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"},
+                           {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "2"}, {"RING_KB", "4"}, {"PERSISTENT", "3"}, {"BLOCK_THREADS", "128"},
                            {"ONLINE", "1"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"RING", "6"}, {"RING_KB", "16"}, {"PERSISTENT", "1"}, {"BLOCK_THREADS", "512"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},

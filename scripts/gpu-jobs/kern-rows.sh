@@ -4,14 +4,17 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257: cross_entropy's occupancy (MIN_BLOCKS: the register cap of __launch_bounds__), the
-#      software-pipelined one-pass row (PIPE), threads per block, PERSISTENT, CLUSTER for the 4096 rows,
-#      the load hints, against the 2026-12-02 best (512 threads, UNROLL=4, no PREFETCH: 83.9 % of copy);
-#      softmax's staged row against its one-pass row; a bf16 check of the winner.
+#      8192x50257, in order of what they tell (the cap may skip the last pairs; 38 s stay for part 2):
+#      cross_entropy's TMA ring (RING: persistent, one block per row, SPLIT-balanced; MAX2), the packed
+#      (EXP2X) and polynomial (POLY_EXP) exponentials, the software-pipelined one-pass row (PIPE) under
+#      register caps (MIN_BLOCKS), threads per block, PERSISTENT, CLUSTER, the load hints, against the
+#      2026-12-02 best (512 threads, UNROLL=4, no PREFETCH: 241.6 us, 83.9 % of copy at 8192 rows);
+#      softmax's staged row against its one-pass row; a bf16 pair.
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
-#      registers/spill bytes of the fp16 (or timed-dtype) compile.
-#   2. torch_row_baselines.py --parallel: eager and torch.compile in two modes at the ten target shapes; the
-#      compiles run in parallel worker processes (one per case), the timing one case at a time.
+#      registers/spill bytes of the timed dtype's compile.
+#   2. torch_row_baselines.py --parallel: eager and torch.compile (max-autotune-no-cudagraphs, then default)
+#      at the ten target shapes; the compiles run in parallel worker processes (one per case), the timing
+#      one case at a time under a lock.
 # Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
 # Writes $OUT/kern-rows/bench.tsv (every timing row), bench-N-*.json, torch.tsv, torch.log, log.txt; prints
 # the summary last.

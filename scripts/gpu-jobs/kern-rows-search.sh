@@ -6,7 +6,7 @@
 # checks run in all three dtypes). The cap is split evenly between the two climbs.
 # Usage: scripts/gpu-jobs/kern-rows-search.sh BIN_DIR. Writes $OUT/kern-rows-search/{log.txt,TYPE-run.log}.
 # targets: autokernel autokernel-evaluator
-# cap: 50 seconds
+# cap: 40 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-rows-search.sh BIN_DIR}" && pwd)

@@ -19,7 +19,7 @@
 # Writes $OUT/kern-rows/bench.tsv (every timing row), bench-N-*.json, torch.tsv, torch.log, log.txt; prints
 # the summary last.
 # targets: autokernel autokernel-evaluator
-# cap: 90 seconds
+# cap: 50 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-rows.sh BIN_DIR}" && pwd)
@@ -61,7 +61,8 @@ summary() {
 trap 'echo "=== interrupted at the cap"; summary; exit 130' INT TERM
 
 nb=0
-reserve=${AK_TORCH_RESERVE:-38}  # seconds the benches leave to part 2
+torch_part=${AK_ROWS_TORCH:-0}  # call 2: benches only (call 1 ran part 2)
+reserve=$(( torch_part ? ${AK_TORCH_RESERVE:-38} : 0 ))  # seconds the benches leave to part 2
 printf 'type\tconfig\tshape\tdtype\tours_us\tiqr_us\tbaseline_us\tbaseline\tspeedup\tgb_s\tpct_copy\tregs\tref_config\tref_us\tref_iqr_us\tref_pct_copy\tref_regs\n' > "$tsv"
 bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B [DTYPE]: A is the candidate, B the --reference
   local type=$1 shapes=$2 bcap=$3 a=$4 b=$5 dt=${6:-fp16}  # bcap: not `cap`, which left() reads
@@ -116,26 +117,20 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
+# call 2 (set before call 1's results came back): the ring's balance, depth and width, repeated pairs of call 1
 ring=PERSISTENT=2,RING=4,RING_KB=8,BLOCK_THREADS=256,$ce
-bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce
+bench cross_entropy $long 8 $ring,SPLIT=1 $ring
+bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=3},RING=6,SPLIT=1 ${ring/RING=4/RING=8},SPLIT=1
+bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=1},RING_KB=16,BLOCK_THREADS=512,SPLIT=1 ${ring/PERSISTENT=2/PERSISTENT=4},BLOCK_THREADS=128,SPLIT=1
+bench cross_entropy $long 8 $ring,SPLIT=1,MAX2=1,EXP2X=1 $ring,SPLIT=1,POLY_EXP=1
+bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=0} BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce
+bench cross_entropy $long 8 $ring,SPLIT=1 $best bf16
 bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,$ce $best
-bench cross_entropy $long 8 $ring,EXP2X=1 $ring,POLY_EXP=2
-bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=0} ${ring/PERSISTENT=2/PERSISTENT=0},RING=3,BLOCK_THREADS=128
-bench cross_entropy $long 8 $ring,SPLIT=1 ${ring/PERSISTENT=2/PERSISTENT=3},SPLIT=1
-bench cross_entropy $long 8 $ring,MAX2=1 $ring,MAX2=1,EXP2X=1,SPLIT=1
-bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,UNROLL=4,ONLINE=1,FAST_EXP=1
-bench cross_entropy $long 8 $ring BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce bf16
-bench cross_entropy $long 8 ${ring/RING=4/RING=8},PERSISTENT=3 ${ring/BLOCK_THREADS=256/BLOCK_THREADS=128},PERSISTENT=4
-bench cross_entropy $long 8 ${ring/RING_KB=8/RING_KB=16},BLOCK_THREADS=512 ${ring/PERSISTENT=2/PERSISTENT=3},RING_KB=4,RING=8
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,EXP2X=1,$ce BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,POLY_EXP=2,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=256,UNROLL=2,PIPE=1,MIN_BLOCKS=6,$ce BLOCK_THREADS=256,UNROLL=4,MIN_BLOCKS=6,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=128,UNROLL=2,PIPE=1,MIN_BLOCKS=12,$ce BLOCK_THREADS=1024,UNROLL=1,PIPE=1,MIN_BLOCKS=2,$ce
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,PERSISTENT=2,$ce BLOCK_THREADS=512,UNROLL=2,PIPE=1,CLUSTER=2,MIN_BLOCKS=3,$ce
-bench cross_entropy $long 8 ${ring/LOAD=2/LOAD=0} BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,${ce/LOAD=2/LOAD=1}
+bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1,LOAD=2
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))
-if (( l > 15 )); then
+if (( torch_part && l > 15 )); then
   say "torch baselines (eager, torch.compile default + max-autotune-no-cudagraphs, parallel compiles; cap ${l}s)"
   TORCHINDUCTOR_COMPILE_THREADS=1 TORCHINDUCTOR_CACHE_DIR=$work/inductor timeout -s INT "$l" \
     python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode max-autotune-no-cudagraphs,default \
@@ -146,7 +141,7 @@ if (( l > 15 )); then
   grep -E "torch-baselines|Error|error" "$work/torch.log" | cut -c1-400 | head -60 | tee -a "$log"
   cp "$work/torch.log" "$out/torch.log"
 else
-  say "torch baselines skipped: ${l}s left"
+  say "torch baselines skipped (AK_ROWS_TORCH=$torch_part, ${l}s left)"
 fi
 
 summary

@@ -35,7 +35,9 @@ inline const std::vector<TunableSettings>& matmul_variants() {
 // The fused gate/up GEMM with the SwiGLU epilogue (wgmma + TMA, warp-specialized, persistent) before the
 // library down GEMM: two consumer warpgroups with 128-column gate and up accumulators (the default tile),
 // one consumer warpgroup with 64-column ones, a plain tile order, and hidden leaving through shared memory
-// in 16-byte stores (STAGED_STORE) with two and with one consumer warpgroup.
+// in 16-byte stores (STAGED_STORE) with two and with one consumer warpgroup; the last partial wave split
+// along F (SPLIT_TAIL: units of 32 and 64 columns beside whole tiles; every shape below 132 tiles is all
+// units), with the fast silu (FAST_SILU) and with staged whole tiles beside directly stored units.
 inline const std::vector<TunableSettings>& fused_mlp_variants() {
     static const std::vector<TunableSettings> variants = {
         {{"FUSE", "1"}},
@@ -43,6 +45,9 @@ inline const std::vector<TunableSettings>& fused_mlp_variants() {
         {{"BLOCK_F", "64"}, {"STAGES", "3"}, {"FUSE", "1"}, {"GROUP_M", "1"}},
         {{"FUSE", "1"}, {"STAGED_STORE", "1"}},
         {{"BLOCK_M", "64"}, {"BLOCK_F", "64"}, {"FUSE", "1"}, {"STAGED_STORE", "1"}},
+        {{"SPLIT_TAIL", "4"}, {"FUSE", "1"}},
+        {{"SPLIT_TAIL", "2"}, {"FUSE", "1"}, {"FAST_SILU", "1"}},
+        {{"BLOCK_M", "64"}, {"SPLIT_TAIL", "2"}, {"FUSE", "1"}, {"STAGED_STORE", "1"}},
     };
     return variants;
 }

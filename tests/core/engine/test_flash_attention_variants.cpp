@@ -136,3 +136,31 @@ TEST_F(FlashAttentionVariants, InvalidCombinationsAreNamedCompileErrors) {
             << report.compiles[0].result.log;
     }
 }
+
+// The knobs that only one structure reads say so (`when MMA=...`), so the search spends no experiment on
+// them under another MMA (a climb from the starter reaches PERSISTENT, PINGPONG and HEAD_DIM sooner),
+// and the structure switch stays always active.
+TEST(FlashAttentionStarter, KnobsOfOneStructureAreDeclaredWhenThatStructure) {
+    const KernelContract contract = parse_contract(starter());
+    ASSERT_TRUE(contract.errors.empty()) << contract.errors[0].message;
+    const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+        {"MMA", {}},
+        {"BLOCK_M", {}},
+        {"BLOCK_N", {}},
+        {"NUM_WARPS", {"0", "1", "2"}},
+        {"STAGES", {"2", "3"}},
+        {"OVERLAP", {"3"}},
+        {"PINGPONG", {"3"}},
+        {"LAZY_RESCALE", {"3"}},
+        {"PERSISTENT", {"3"}},
+        {"HEAD_DIM", {"3"}},
+        {"MAX_HEAD_DIM", {"0", "1"}},
+    };
+    ASSERT_EQ(contract.tunables.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const Tunable& t = contract.tunables[i];
+        EXPECT_EQ(t.name, expected[i].first);
+        EXPECT_EQ(t.when, expected[i].second.empty() ? "" : "MMA") << t.name;
+        EXPECT_EQ(t.when_values, expected[i].second) << t.name;
+    }
+}

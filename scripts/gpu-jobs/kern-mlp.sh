@@ -161,7 +161,16 @@ if want climb; then
 fi
 
 say "summary (ratio = composed eager / ours; target > 1)"
-cut -f1-4,5,6,8 "$tsv" | column -t -s $'\t' 2>/dev/null || cat "$tsv"
+# One line per configuration and dtype: per shape ours (IQR) / composed (IQR) in us, and the ratio.
+python3 - "$tsv" <<'PY'
+import sys, collections
+rows = collections.OrderedDict()
+for line in open(sys.argv[1]).read().splitlines()[1:]:
+    c, dt, shape, us, iqr, b, biqr, ratio, tf = line.split('\t')
+    rows.setdefault((c, dt), []).append(f"{shape} {us}({iqr})/{b}({biqr}) {ratio}")
+for (c, dt), cells in rows.items():
+    print(f"{c:34s} {dt} " + ' | '.join(cells))
+PY
 grep -h "^pieces .*\(GEMM\|total\)" "$out/pieces.txt" 2>/dev/null | grep 2048x2048x5504 | head -8
 grep -E "^best |run exit" "$log" | cut -c1-300
 rm -rf "$work"

@@ -45,6 +45,7 @@
 // @autokernel tunable SPLIT_TAIL = 1 {1, 2, 4} tier 1 when FUSE=1 -- FUSE=1: the last, partial wave's tiles split along F into up to this many units of BLOCK_F / split columns, so it spreads over the idle SMs
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 when FUSE=0 -- elements per vector load when aligned (FUSE=0)
 // @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable ONE_WGMMA = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 one wgmma m64n(2 BLOCK_F)k16 over the gate and up rows (contiguous in shared memory, x read once per k-step), 0 a gate and an up m64nBLOCK_Fk16
 // @autokernel tunable FAST_SILU = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 the epilogue's silu through __expf and __fdividef (ex2.approx, rcp.approx) instead of expf and an IEEE division
 // @autokernel tunable STAGED_STORE = 0 {0, 1} tier 3 when FUSE=1 -- FUSE=1: 1 hidden leaves each consumer warpgroup through a swizzled shared-memory tile in coalesced 16-byte stores, 0 4-byte stores straight from the accumulators
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
@@ -84,11 +85,15 @@
 #ifndef FAST_SILU
 #define FAST_SILU 0
 #endif
+#ifndef ONE_WGMMA
+#define ONE_WGMMA 0
+#endif
 
 static_assert(FUSE == 0 || FUSE == 1, "FUSE must be 0 or 1");
 static_assert(STAGED_STORE == 0 || STAGED_STORE == 1, "STAGED_STORE must be 0 or 1");
 static_assert(SPLIT_TAIL == 1 || SPLIT_TAIL == 2 || SPLIT_TAIL == 4, "SPLIT_TAIL must be 1, 2 or 4");
 static_assert(FAST_SILU == 0 || FAST_SILU == 1, "FAST_SILU must be 0 or 1");
+static_assert(ONE_WGMMA == 0 || ONE_WGMMA == 1, "ONE_WGMMA must be 0 or 1");
 #if FUSE && !defined(AK_DTYPE_FP32)
 #define MLP_FUSED 1  // fp32 keeps the library GEMMs (no TF32)
 #else
@@ -247,25 +252,39 @@ __device__ __forceinline__ Unit unit_coord(int unit, const Schedule& s, int tile
 __device__ __forceinline__ unsigned bar_full(unsigned sbase, int st) { return sbase + kOffBar + 8 * st; }
 __device__ __forceinline__ unsigned bar_empty(unsigned sbase, int st) { return sbase + kOffBar + 8 * (STAGES + st); }
 
-// One stage's wgmmas for this consumer warpgroup's 64 rows: 4 k-steps of 16, each a gate and an up
-// wgmma with the same A. Everything K-major (16 elements = 32 bytes within a 128-byte row).
-template <int W>  // columns: BLOCK_F, or a SPLIT_TAIL unit's
-__device__ __forceinline__ void consume_stage(float (&gate)[W / 8][4], float (&up)[W / 8][4], unsigned stage, int wg,
-                                              bool first) {
+// A consumer warpgroup's accumulators for a unit of W columns (W = BLOCK_F, or a SPLIT_TAIL unit's):
+// the gate columns, then the up columns, as one m64n(2W) accumulator set.
+template <int W>
+using Acc = float[W / 4][4];
+template <int W>
+using Half = float[W / 8][4];
+template <int W>
+__device__ __forceinline__ Half<W>& gate_of(Acc<W>& acc) {
+    return *reinterpret_cast<Half<W>*>(&acc[0]);
+}
+template <int W>
+__device__ __forceinline__ Half<W>& up_of(Acc<W>& acc) {
+    return *reinterpret_cast<Half<W>*>(&acc[W / 8]);
+}
+
+// One stage's wgmmas for this consumer warpgroup's 64 rows: 4 k-steps of 16. The unit's W gate rows
+// and W up rows lie one after the other in the stage (the producer puts them so), so ONE_WGMMA issues one
+// wgmma m64n(2W)k16 over both (A read once); otherwise a gate and an up m64nWk16 with the same A.
+// Everything K-major (16 elements = 32 bytes within a 128-byte row).
+template <int W>
+__device__ __forceinline__ void consume_stage(Acc<W>& acc, unsigned stage, int wg, bool first) {
 #pragma unroll
     for (int kk = 0; kk < kStageK / 16; ++kk) {
         const unsigned long long a = ak_wgmma_desc(stage + wg * 64 * kRowBytes + kk * 32, 16, 1024);
         const unsigned long long bg = ak_wgmma_desc(stage + kXBytes + kk * 32, 16, 1024);
-        const unsigned long long bu = ak_wgmma_desc(stage + kXBytes + kWBytes + kk * 32, 16, 1024);
-        ak_wgmma_ss<W, 0>(gate, a, bg, (first && kk == 0) ? 0 : 1);
-        ak_wgmma_ss<W, 0>(up, a, bu, (first && kk == 0) ? 0 : 1);
+        if constexpr (ONE_WGMMA) {
+            ak_wgmma_ss<2 * W, 0>(acc, a, bg, (first && kk == 0) ? 0 : 1);
+        } else {
+            const unsigned long long bu = ak_wgmma_desc(stage + kXBytes + W * kRowBytes + kk * 32, 16, 1024);
+            ak_wgmma_ss<W, 0>(gate_of<W>(acc), a, bg, (first && kk == 0) ? 0 : 1);
+            ak_wgmma_ss<W, 0>(up_of<W>(acc), a, bu, (first && kk == 0) ? 0 : 1);
+        }
     }
-}
-
-template <int W>
-__device__ __forceinline__ void fence_acc(float (&gate)[W / 8][4], float (&up)[W / 8][4]) {
-    ak_fence_regs(gate);
-    ak_fence_regs(up);
 }
 
 // hidden = silu(gate) * up from the fp32 accumulators, rounded once, written with bounds checks (element
@@ -360,13 +379,13 @@ template <int W>
 __device__ __forceinline__ void consume_unit(const ak_fused_mlp_args& args, unsigned sbase, unsigned char* staging, int wg,
                                              int t128, int& it, int k_tiles, int row0, int col0) {
     const bool warp_leader = t128 % 32 == 0;
-    float gate[W / 8][4], up[W / 8][4];
+    Acc<W> acc;
     {
         const int st = it % STAGES;
         ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
-        fence_acc<W>(gate, up);
+        ak_fence_regs(acc);
         ak_wgmma_fence();
-        consume_stage<W>(gate, up, sbase + st * kStageBytes, wg, true);
+        consume_stage<W>(acc, sbase + st * kStageBytes, wg, true);
         ak_wgmma_commit();
         ++it;
     }
@@ -374,20 +393,20 @@ __device__ __forceinline__ void consume_unit(const ak_fused_mlp_args& args, unsi
         const int st = it % STAGES;
         ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
         ak_wgmma_fence();
-        consume_stage<W>(gate, up, sbase + st * kStageBytes, wg, false);
+        consume_stage<W>(acc, sbase + st * kStageBytes, wg, false);
         ak_wgmma_commit();
         ak_wgmma_wait<1>();
         __syncwarp();
         ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
     }
     ak_wgmma_wait<0>();
-    fence_acc<W>(gate, up);
+    ak_fence_regs(acc);
     __syncwarp();
     ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
     if constexpr (STAGED_STORE && W == BLOCK_F)
-        store_tile_staged(args, gate, up, row0, col0, wg, t128, staging);
+        store_tile_staged(args, gate_of<W>(acc), up_of<W>(acc), row0, col0, wg, t128, staging);
     else
-        store_tile<W>(args, gate, up, row0, col0, wg, t128);
+        store_tile<W>(args, gate_of<W>(acc), up_of<W>(acc), row0, col0, wg, t128);
 }
 
 extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __grid_constant__ ak_fused_mlp_args args) {
@@ -406,7 +425,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
 
     if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0) {
         // No tensor maps: the same wgmmas on one stage that every thread fills, synchronously.
-        float gate[BLOCK_F / 8][4], up[BLOCK_F / 8][4];
+        Acc<BLOCK_F> acc;
         for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
             const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
             for (int kt = 0; kt < k_tiles; ++kt) {
@@ -416,16 +435,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
                 ak_fence_proxy_async();
                 __syncthreads();
                 if (wg >= 0) {
-                    fence_acc<BLOCK_F>(gate, up);
+                    ak_fence_regs(acc);
                     ak_wgmma_fence();
-                    consume_stage<BLOCK_F>(gate, up, sbase, wg, kt == 0);
+                    consume_stage<BLOCK_F>(acc, sbase, wg, kt == 0);
                     ak_wgmma_commit();
                     ak_wgmma_wait<0>();
-                    fence_acc<BLOCK_F>(gate, up);
+                    ak_fence_regs(acc);
                 }
                 __syncthreads();  // the buffers are refilled next
             }
-            if (wg >= 0) store_tile<BLOCK_F>(args, gate, up, tc.row0, tc.col0, wg, t128);
+            if (wg >= 0) store_tile<BLOCK_F>(args, gate_of<BLOCK_F>(acc), up_of<BLOCK_F>(acc), tc.row0, tc.col0, wg, t128);
         }
         return;
     }
@@ -444,7 +463,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // rows of a tile are rows col0.. of [w_gate; w_up], its up rows F + col0..; rows of a partial tile
         // past F read the next block's rows (or zeros past 2F) and only feed columns that are not stored.
         if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
-        // A unit of BLOCK_F / split columns loads SPLIT_TAIL / split boxes of kBoxF rows each of gate and up.
+        // A unit of W = BLOCK_F / split columns loads SPLIT_TAIL / split boxes of kBoxF rows each of gate and
+        // up: its W gate rows, then right after them its W up rows (whole tiles: the up rows at kWBytes).
         if (threadIdx.x == 0) {
             int it = 0;
             for (int unit = blockIdx.x; unit < sched.n_units; unit += gridDim.x) {
@@ -463,7 +483,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
                         if (b >= boxes) break;
                         const unsigned off = b * kBoxF * kRowBytes;
                         ak_tma_load_2d(dst + kXBytes + off, &args.tma[1], kt * kStageK, uc.col0 + b * kBoxF, full);
-                        ak_tma_load_2d(dst + kXBytes + kWBytes + off, &args.tma[1], kt * kStageK, f + uc.col0 + b * kBoxF, full);
+                        ak_tma_load_2d(dst + kXBytes + boxes * kBoxF * kRowBytes + off, &args.tma[1], kt * kStageK,
+                                       f + uc.col0 + b * kBoxF, full);
                     }
                 }
             }

@@ -142,16 +142,18 @@ fi
 # ---- fused_mlp configurations side by side --------------------------------------------------------------
 if want pairs; then
   # Call 1: the existing knobs at both sizes, and the new variants: the last wave split along F
-  # (SPLIT_TAIL) and the epilogue's silu through ex2.approx/rcp.approx (FAST_SILU).
+  # (SPLIT_TAIL), one m64n256 wgmma over gate and up (ONE_WGMMA), the epilogue's silu through
+  # ex2.approx/rcp.approx (FAST_SILU).
   F1=FUSE=1
+  new=FUSE=1,SPLIT_TAIL=4,FAST_SILU=1,ONE_WGMMA=1
   pair fp16 $sizes,1920x2048x5632 $F1 FUSE=1,STAGED_STORE=1 12
   pair fp16 $sizes FUSE=1,SPLIT_TAIL=4 FUSE=1,SPLIT_TAIL=2 10
-  pair bf16 $sizes FUSE=1,SPLIT_TAIL=4,FAST_SILU=1 $F1 10
-  pair fp16 $sizes FUSE=1,FAST_SILU=1 FUSE=1,SPLIT_TAIL=4,FAST_SILU=1 10
+  pair fp16 $sizes FUSE=1,FAST_SILU=1 FUSE=1,ONE_WGMMA=1 10
+  pair fp16 $sizes $new FUSE=1,SPLIT_TAIL=4,FAST_SILU=1 10
+  pair bf16 $sizes $new $F1 10
   pair fp16 $sizes FUSE=1,BLOCK_M=64 FUSE=0,VEC=8,ROWS_PER_BLOCK=2 9
   pair fp16 $sizes FUSE=1,STAGES=3 FUSE=1,STAGES=2 9
   pair fp16 $sizes FUSE=1,GROUP_M=1 FUSE=1,GROUP_M=16 9
-  pair fp16 $sizes FUSE=1,GROUP_M=4 - 8
 fi
 
 # ---- the search climbs ---------------------------------------------------------------------------------

@@ -30,6 +30,10 @@
 //            store hidden directly (STAGED_STORE applies to whole tiles); the non-TMA path keeps whole tiles.
 //   stage 1  library AK_LIB_MLP_DOWN_GEMM: out = hidden @ w_down^T
 //
+// Search order: FUSE first (the structure), then SPLIT_TAIL (a shape with a partial last wave gains most
+// there; one with whole waves runs the same kernel), the activation stage's and the tile's shape; in tier 2
+// ONE_WGMMA and FAST_SILU before STAGES. The knobs of one variant are declared `when FUSE=...`.
+//
 // Workspace: args.gate_up ([M, 2F]) and args.hidden ([M, F], right after it) live in the workspace,
 // M * 3F * sizeof(ak_t) bytes that the fused_mlp launcher always allocates, whatever the stages declare
 // (F is a run-time size, so a compile-time declaration cannot express it; see kernels/README.md).
@@ -38,15 +42,15 @@
 //
 // @autokernel type fused_mlp
 // @autokernel tunable FUSE = 0 {0, 1} tier 1 -- 1: gate/up GEMM with the SwiGLU epilogue in one wgmma+TMA kernel (fp16/bf16, sm_90a), then the library down GEMM
+// @autokernel tunable SPLIT_TAIL = 1 {1, 2, 4} tier 1 when FUSE=1 -- FUSE=1: the last, partial wave's tiles split along F into up to this many units of BLOCK_F / split columns, so it spreads over the idle SMs
 // @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 when FUSE=0 -- threads per block of the activation stage (FUSE=0)
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 when FUSE=0 -- rows of M per block of the activation stage (FUSE=0)
 // @autokernel tunable BLOCK_M = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: rows of hidden per tile (64 per consumer warpgroup)
 // @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
-// @autokernel tunable SPLIT_TAIL = 1 {1, 2, 4} tier 1 when FUSE=1 -- FUSE=1: the last, partial wave's tiles split along F into up to this many units of BLOCK_F / split columns, so it spreads over the idle SMs
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 when FUSE=0 -- elements per vector load when aligned (FUSE=0)
-// @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
 // @autokernel tunable ONE_WGMMA = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 one wgmma m64n(2 BLOCK_F)k16 over the gate and up rows (contiguous in shared memory, x read once per k-step), 0 a gate and an up m64nBLOCK_Fk16
 // @autokernel tunable FAST_SILU = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 the epilogue's silu through __expf and __fdividef (ex2.approx, rcp.approx) instead of expf and an IEEE division
+// @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
 // @autokernel tunable STAGED_STORE = 0 {0, 1} tier 3 when FUSE=1 -- FUSE=1: 1 hidden leaves each consumer warpgroup through a swizzled shared-memory tile in coalesced 16-byte stores, 0 4-byte stores straight from the accumulators
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
 #include <autokernel/contract.cuh>

@@ -167,8 +167,9 @@ static_assert(kBoxF >= 32,
               "FUSE=1: SPLIT_TAIL units of BLOCK_F / SPLIT_TAIL columns take wgmma N >= 32: lower SPLIT_TAIL or raise BLOCK_F");
 
 // Shared memory (base aligned to 1024 bytes): STAGES buffers of x [BLOCK_M][64], gate rows [BLOCK_F][64]
-// and up rows [BLOCK_F][64], every row 128 bytes; with STAGED_STORE one 64 x BLOCK_F tile of hidden per
-// consumer warpgroup; then the mbarriers.
+// and up rows [BLOCK_F][64], every row 128 bytes (a SPLIT_TAIL unit of W columns: its W gate rows, then
+// its W up rows right after them); with STAGED_STORE one 64 x BLOCK_F tile of hidden per consumer
+// warpgroup; then the mbarriers.
 constexpr int kRowBytes = 128;
 constexpr int kXBytes = BLOCK_M * kRowBytes;
 constexpr int kWBytes = BLOCK_F * kRowBytes;

@@ -51,6 +51,7 @@
 // @autokernel tunable ONE_WGMMA = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 one wgmma m64n(2 BLOCK_F)k16 over the gate and up rows (contiguous in shared memory, x read once per k-step), 0 a gate and an up m64nBLOCK_Fk16
 // @autokernel tunable FAST_SILU = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 the epilogue's silu through __expf and __fdividef (ex2.approx, rcp.approx) instead of expf and an IEEE division
 // @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable STAGGER = 0 {0, 1, 2} tier 3 when FUSE=1 -- FUSE=1, BLOCK_M=128: the second consumer warpgroup starts this many k-slices behind the first, so one's epilogue runs while the other's wgmmas finish (the ring keeps the lag)
 // @autokernel tunable STAGED_STORE = 0 {0, 1} tier 3 when FUSE=1 -- FUSE=1: 1 hidden leaves each consumer warpgroup through a swizzled shared-memory tile in coalesced 16-byte stores, 0 4-byte stores straight from the accumulators
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
 #include <autokernel/contract.cuh>
@@ -92,12 +93,16 @@
 #ifndef ONE_WGMMA
 #define ONE_WGMMA 0
 #endif
+#ifndef STAGGER
+#define STAGGER 0
+#endif
 
 static_assert(FUSE == 0 || FUSE == 1, "FUSE must be 0 or 1");
 static_assert(STAGED_STORE == 0 || STAGED_STORE == 1, "STAGED_STORE must be 0 or 1");
 static_assert(SPLIT_TAIL == 1 || SPLIT_TAIL == 2 || SPLIT_TAIL == 4, "SPLIT_TAIL must be 1, 2 or 4");
 static_assert(FAST_SILU == 0 || FAST_SILU == 1, "FAST_SILU must be 0 or 1");
 static_assert(ONE_WGMMA == 0 || ONE_WGMMA == 1, "ONE_WGMMA must be 0 or 1");
+static_assert(STAGGER >= 0 && STAGGER <= 2, "STAGGER must be 0, 1 or 2");
 #if FUSE && !defined(AK_DTYPE_FP32)
 #define MLP_FUSED 1  // fp32 keeps the library GEMMs (no TF32)
 #else
@@ -162,6 +167,9 @@ static_assert(BLOCK_M == 64 || BLOCK_M == 128, "FUSE=1: one consumer warpgroup p
 static_assert(BLOCK_F == 64 || BLOCK_F == 128,
               "FUSE=1: gate and up take BLOCK_F fp32 accumulators each per 64 rows, so BLOCK_F must be 64 or 128");
 static_assert(STAGES >= 2, "FUSE=1: the TMA ring needs STAGES >= 2");
+static_assert(STAGGER == 0 || BLOCK_M == 128, "FUSE=1: STAGGER offsets the second consumer warpgroup: it needs BLOCK_M = 128");
+static_assert(STAGGER < STAGES,
+              "FUSE=1: STAGGER k-slices of lead must fit the TMA ring before the second warpgroup releases any: STAGGER < STAGES");
 constexpr int kBoxF = BLOCK_F / SPLIT_TAIL;  // rows of a [w_gate; w_up] TMA box: the narrowest unit's columns
 static_assert(kBoxF >= 32,
               "FUSE=1: SPLIT_TAIL units of BLOCK_F / SPLIT_TAIL columns take wgmma N >= 32: lower SPLIT_TAIL or raise BLOCK_F");
@@ -380,11 +388,28 @@ __device__ __forceinline__ void fill_rows(unsigned char* buf, const ak_t* src, i
 // the previous one's wgmmas may still run; a buffer is released once the wgmmas that read it are complete
 // (wait_group 1 after the next issue). Then the epilogue, while the producer fills the ring ahead. `it`
 // counts this block's uses of the ring.
+// STAGGER: on the block's first unit the second warpgroup waits (named barrier 3) until the first has
+// completed STAGGER k-slices; from then on nothing brings them back into step but the ring, so each one's
+// epilogue overlaps the other's last wgmmas.
+template <int W>
+__device__ __forceinline__ void consume_slice(Acc<W>& acc, unsigned sbase, int wg, int it, bool warp_leader) {
+    const int st = it % STAGES;
+    ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+    ak_wgmma_fence();
+    consume_stage<W>(acc, sbase + st * kStageBytes, wg, false);
+    ak_wgmma_commit();
+    ak_wgmma_wait<1>();
+    __syncwarp();
+    ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
+}
+
 template <int W>
 __device__ __forceinline__ void consume_unit(const ak_fused_mlp_args& args, unsigned sbase, unsigned char* staging, int wg,
-                                             int t128, int& it, int k_tiles, int row0, int col0) {
+                                             int t128, int& it, int k_tiles, int row0, int col0, bool first_unit) {
     const bool warp_leader = t128 % 32 == 0;
     Acc<W> acc;
+    if constexpr (STAGGER > 0)
+        if (first_unit && wg == 1) ak_named_barrier<256>(3);  // the first warpgroup is STAGGER slices ahead
     {
         const int st = it % STAGES;
         ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
@@ -394,16 +419,14 @@ __device__ __forceinline__ void consume_unit(const ak_fused_mlp_args& args, unsi
         ak_wgmma_commit();
         ++it;
     }
-    for (int kt = 1; kt < k_tiles; ++kt, ++it) {
-        const int st = it % STAGES;
-        ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
-        ak_wgmma_fence();
-        consume_stage<W>(acc, sbase + st * kStageBytes, wg, false);
-        ak_wgmma_commit();
-        ak_wgmma_wait<1>();
-        __syncwarp();
-        ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
+    int kt = 1;
+    if constexpr (STAGGER > 0) {
+        if (first_unit && wg == 0) {
+            for (; kt < k_tiles && kt <= STAGGER; ++kt, ++it) consume_slice<W>(acc, sbase, wg, it, warp_leader);
+            ak_named_barrier_arrive<256>(3);  // slices 0 .. STAGGER - 1 are complete
+        }
     }
+    for (; kt < k_tiles; ++kt, ++it) consume_slice<W>(acc, sbase, wg, it, warp_leader);
     ak_wgmma_wait<0>();
     ak_fence_regs(acc);
     __syncwarp();
@@ -500,17 +523,21 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     // Consumer warpgroups.
     if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
     int it = 0;
+    bool first = true;
     for (int unit = blockIdx.x; unit < sched.n_units; unit += gridDim.x) {
         const Unit uc = unit_coord(unit, sched, tiles_m, tiles_f);
         if (uc.col0 >= f) continue;
         unsigned char* const staging = smem + kOffStaging + wg * kStagingBytes;
         if (uc.split == 1) {
-            consume_unit<BLOCK_F>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0);
+            consume_unit<BLOCK_F>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0, first);
         } else if (uc.split == 2) {
-            if constexpr (SPLIT_TAIL >= 2) consume_unit<BLOCK_F / 2>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0);
+            if constexpr (SPLIT_TAIL >= 2)
+                consume_unit<BLOCK_F / 2>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0, first);
         } else {
-            if constexpr (SPLIT_TAIL >= 4) consume_unit<BLOCK_F / 4>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0);
+            if constexpr (SPLIT_TAIL >= 4)
+                consume_unit<BLOCK_F / 4>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0, first);
         }
+        first = false;
     }
 }
 #endif  // MLP_FUSED

@@ -143,7 +143,7 @@ fi
 if want pairs; then
   # Call 1: the existing knobs at both sizes, and the new variants: the last wave split along F
   # (SPLIT_TAIL), one m64n256 wgmma over gate and up (ONE_WGMMA), the epilogue's silu through
-  # ex2.approx/rcp.approx (FAST_SILU).
+  # ex2.approx/rcp.approx (FAST_SILU), the second consumer warpgroup two k-slices behind (STAGGER).
   F1=FUSE=1
   new=FUSE=1,SPLIT_TAIL=4,FAST_SILU=1,ONE_WGMMA=1
   pair fp16 $sizes,1920x2048x5632 $F1 FUSE=1,STAGED_STORE=1 14
@@ -151,7 +151,7 @@ if want pairs; then
   pair fp16 $sizes FUSE=1,FAST_SILU=1 FUSE=1,ONE_WGMMA=1 14
   pair fp16 $sizes $new FUSE=1,SPLIT_TAIL=4,FAST_SILU=1 14
   pair bf16 $sizes $new $F1 14
-  pair fp16 $sizes FUSE=1,BLOCK_M=64 FUSE=0,VEC=8,ROWS_PER_BLOCK=2 14
+  pair fp16 $sizes $new,STAGGER=2 FUSE=1,BLOCK_M=64 14
   pair fp16 $sizes FUSE=1,STAGES=3 FUSE=1,STAGES=2 14
   pair fp16 $sizes FUSE=1,GROUP_M=1 FUSE=1,GROUP_M=16 14
 fi

@@ -97,6 +97,12 @@ template <int Threads>
 __device__ __forceinline__ void ak_named_barrier(int id) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
 }
+// Arrives at hardware barrier `id` without waiting: the other threads of the `Threads` wait there with
+// ak_named_barrier (a one-way signal from one warpgroup to another).
+template <int Threads>
+__device__ __forceinline__ void ak_named_barrier_arrive(int id) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
 // Ordinary stores to shared memory that wgmma or a TMA store (the async proxy) reads next: every writing
 // thread fences, then the threads synchronise.
 __device__ __forceinline__ void ak_fence_proxy_async() {

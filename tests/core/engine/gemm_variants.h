@@ -39,7 +39,8 @@ inline const std::vector<TunableSettings>& matmul_variants() {
 // along F (SPLIT_TAIL: units of 32 and 64 columns beside whole tiles; every shape below 132 tiles is all
 // units), with the fast silu (FAST_SILU) and with staged whole tiles beside directly stored units; one
 // wgmma over the gate and up rows (ONE_WGMMA: m64n256, and m64n64 for the 32-column units; m64n128 with
-// one consumer warpgroup of 64-column tiles).
+// one consumer warpgroup of 64-column tiles); the second consumer warpgroup two k-slices behind the first
+// (STAGGER).
 inline const std::vector<TunableSettings>& fused_mlp_variants() {
     static const std::vector<TunableSettings> variants = {
         {{"FUSE", "1"}},
@@ -52,6 +53,7 @@ inline const std::vector<TunableSettings>& fused_mlp_variants() {
         {{"BLOCK_M", "64"}, {"SPLIT_TAIL", "2"}, {"FUSE", "1"}, {"STAGED_STORE", "1"}},
         {{"SPLIT_TAIL", "4"}, {"ONE_WGMMA", "1"}, {"FUSE", "1"}, {"FAST_SILU", "1"}},
         {{"BLOCK_M", "64"}, {"BLOCK_F", "64"}, {"ONE_WGMMA", "1"}, {"FUSE", "1"}},
+        {{"SPLIT_TAIL", "4"}, {"ONE_WGMMA", "1"}, {"FAST_SILU", "1"}, {"STAGGER", "2"}, {"FUSE", "1"}},
     };
     return variants;
 }

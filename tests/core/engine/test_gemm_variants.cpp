@@ -189,6 +189,8 @@ TEST_F(GemmVariants, FusedMlpInvalidCombinationsAreNamedCompileErrors) {
     const std::vector<std::pair<Tunables, std::string>> cases = {
         {{{"BLOCK_F", "64"}, {"SPLIT_TAIL", "4"}, {"FUSE", "1"}},
          "FUSE=1: SPLIT_TAIL units of BLOCK_F / SPLIT_TAIL columns take wgmma N >= 32"},
+        {{{"BLOCK_M", "64"}, {"STAGGER", "1"}, {"FUSE", "1"}}, "FUSE=1: STAGGER offsets the second consumer warpgroup"},
+        {{{"STAGES", "2"}, {"STAGGER", "2"}, {"FUSE", "1"}}, "STAGGER < STAGES"},
     };
     for (const auto& [tunables, message] : cases) {
         const auto report = compile(tunables, {DType::fp16}, "sm_90a", "fused_mlp.cu");

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# GPU job of `autokernel verify` (issue 10, docs/verify.md), call 3 of 2026-12-02: the evidence run of
-# bench/2026-12-02-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
+# GPU job of `autokernel verify` (issue 10, docs/verify.md): the evidence run of
+# bench/2026-12-03-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
 #   autokernel profile -> autokernel new --from-profile (every type the profile has) ->
-#   autokernel run --agent search (each kernel's baseline, then tier-1 picks; --max-reverts 1 moves on) ->
+#   autokernel run --agent search --kernel K, for every kernel K of the session in turn, each for its
+#   share of the model's search time (the starter measured, then the sweep) ->
 #   autokernel verify (the model from the session's profile; every evaluated kernel, then --faster-only).
 # Then, as time allows, test_verify_gpu. The llama-160m session is packed (llama-session.tar.gz, < 2 MB).
 # Usage: scripts/gpu-jobs/verify.sh BIN_DIR. Writes everything under $OUT/verify/; the summary last.
 # targets: autokernel autokernel-evaluator autokernel-profiler test_verify_gpu
-# cap: 140 seconds
+# cap: 170 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: verify.sh BIN_DIR}" && pwd)
@@ -15,7 +16,7 @@ out=${OUT:-/tmp/out}/verify
 mkdir -p "$out"
 work=$(mktemp -d /tmp/verify-job.XXXXXX)
 t0=$(date +%s)
-cap=136
+cap=166
 left() { echo $((cap - ($(date +%s) - t0))); }
 say() { echo "=== $* (t+$(($(date +%s) - t0))s, $(left)s left)" | tee -a "$out/log.txt"; }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources
@@ -26,6 +27,7 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
+search_s=${AK_VERIFY_SEARCH_S:-52}  # search time per model
 
 # verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
 verify() {
@@ -93,16 +95,24 @@ for model in llama-160m gpt2; do
   "$ak" new "$s" --from-profile "$out/$model-profile/profile.json" --top 10 --min-share 0.005 > "$out/$model-new.log" 2>&1
   note "$model new --from-profile: exit $?"; head -14 "$out/$model-new.log" | tee -a "$summary"
   [[ -d $s ]] || continue
-  kernels=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$s/session.json" 2>/dev/null || echo 6)
-  budget=$(( ${AK_VERIFY_PER_KERNEL:-2} * kernels ))
-  # what is left for this model: the rest of the run, both verifies and (for llama) the second model too
-  # what the rest needs at most: this model's two verifies (12 s each) and, after llama, gpt2's pipeline
-  reserve=26; [[ $model == llama-160m ]] && reserve=$((26 + 55))
-  rt=$(( $(left) - reserve )); (( rt > 40 )) && rt=40; (( rt < 6 )) && rt=6
-  say "$model: run --agent search --budget $budget --max-reverts 1 (limit $rt s)"
-  p0=$(date +%s)
-  timeout -s INT -k 5 $rt "$ak" run "$s" --agent search --budget $budget --max-reverts 1 > "$out/$model-run.log" 2>&1
-  note "$model run: exit $? in $(($(date +%s) - p0)) s"
+  names=$(python3 -c "import json,sys; print(' '.join(k['name'] for k in json.load(open(sys.argv[1]))['kernels']))" "$s/session.json" 2>/dev/null)
+  # Every kernel of the session is searched, each in its own slice of this model's search time (the
+  # orchestrator alone spends a budget on the first kernels: the sweep ends a kernel only when it has
+  # nothing left to try). What the rest needs at most: this model's two verifies (14 s each) and, after
+  # llama, gpt2's whole pipeline (profile, search, verifies).
+  reserve=30; [[ $model == llama-160m ]] && reserve=$((30 + 10 + search_s))
+  st=$(( $(left) - reserve )); (( st > search_s )) && st=$search_s; (( st < 12 )) && st=12
+  : > "$out/$model-run.log"
+  say "$model: run --agent search, each of [$names] in turn ($st s in all)"
+  p0=$(date +%s); n=$(wc -w <<< "$names")
+  for k in $names; do
+    used=$(( $(date +%s) - p0 )); slice=$(( (st - used) / n )); n=$((n - 1))
+    (( slice < 4 )) && slice=4
+    hours=$(python3 -c "print($slice / 3600)")
+    echo "---- $k: autokernel run --agent search --kernel $k --hours $hours ($slice s)" >> "$out/$model-run.log"
+    timeout -s INT -k 5 $((slice + 10)) "$ak" run "$s" --agent search --kernel "$k" --hours "$hours" >> "$out/$model-run.log" 2>&1
+    note "$model run $k: exit $? in $(($(date +%s) - p0 - used)) s (slice $slice s)"
+  done
   grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-180 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
   "$ak" session summary "$s" > "$out/$model-summary.txt" 2>&1; head -16 "$out/$model-summary.txt" | tee -a "$summary"
   cp "$s/results.tsv" "$out/$model-results.tsv" 2>/dev/null

@@ -61,6 +61,8 @@
 // @autokernel tunable PERSISTENT = 0 {0, 1} tier 1 -- MMA=3: one block per SM walks the work items (query tile, batch * head; causal: longest first), the next item's K/V and Q load during this one's epilogue
 // @autokernel tunable HEAD_DIM = 0 {0, 64, 128} tier 1 -- MMA=3: 0 compiles the wgmma path for head_dim 64 and 128 (chosen at run time); 64 only for head_dim <= 64 (shared memory sized for it; larger ones run the mma.sync block), 128 for every head_dim (zero-padded)
 // @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim of MMA=0/1 (sizes their shared memory)
+// @autokernel preset hopper sm_90 MMA=3 BLOCK_M=128 BLOCK_N=128 STAGES=2 OVERLAP=1 PINGPONG=1 PERSISTENT=1 HEAD_DIM=0 LAZY_RESCALE=1 -- FA3-class, both head_dims: 0.85-1.09x SDPA (cuDNN) fp16 at head_dim 64 and 128, H200 (config B, bench/2026-12-02-h200-compute.md)
+// @autokernel preset hopper_head_dim_64 sm_90 MMA=3 BLOCK_M=128 BLOCK_N=128 STAGES=3 OVERLAP=1 PINGPONG=1 PERSISTENT=1 HEAD_DIM=64 LAZY_RESCALE=0 -- head_dim 64 only: 0.92-1.08x SDPA in bf16, H200 (config A, bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

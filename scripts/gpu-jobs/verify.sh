@@ -2,8 +2,8 @@
 # GPU job of `autokernel verify` (issue 10, docs/verify.md): the evidence run of
 # bench/2026-12-03-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
 #   autokernel profile -> autokernel new --from-profile (every type the profile has) ->
-#   autokernel run --agent search --kernel K, for every kernel K of the session in turn, each for its
-#   share of the model's search time (the starter measured, then the sweep) ->
+#   autokernel run --agent search --kernel-budget N (every kernel of the session: its starter measured,
+#   the presets for the GPU, then the sweep) ->
 #   autokernel verify (the model from the session's profile; every evaluated kernel, then --faster-only).
 # Then, as time allows, test_verify_gpu. The llama-160m session is packed (llama-session.tar.gz, < 2 MB).
 # Usage: scripts/gpu-jobs/verify.sh BIN_DIR. Writes everything under $OUT/verify/; the summary last.
@@ -27,7 +27,8 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
-search_s=${AK_VERIFY_SEARCH_S:-52}  # search time per model
+search_s=${AK_VERIFY_SEARCH_S:-58}  # search time per model (at most)
+per_kernel=${AK_VERIFY_PER_KERNEL:-5}  # experiments per kernel
 
 # verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
 verify() {
@@ -83,6 +84,20 @@ for e in r.get("explanations", [])[:10]:
 PY
 }
 
+# configs SESSION: each kernel's best (the session's work tree) as the tunables that differ from its starter.
+configs() {
+  python3 - "$1" "$root/kernels/cuda" <<'PY'
+import json, re, sys, pathlib
+session, starters = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+values = lambda text: dict(re.findall(r"^// @autokernel tunable (\w+) = (\S+)", text, re.M))
+for k in json.load(open(session / "session.json"))["kernels"]:
+    best = values((session / "kernels" / f"{k['name']}.cu").read_text())
+    start = values((starters / f"{k['type']}.cu").read_text())
+    diff = " ".join(f"{n}={v}" for n, v in best.items() if start.get(n) != v)
+    print(f"config {k['name']}: {diff or 'the starter'}")
+PY
+}
+
 for model in llama-160m gpt2; do
   s=$work/$model
   say "$model b$batch s$seq fp16: profile"
@@ -95,25 +110,22 @@ for model in llama-160m gpt2; do
   "$ak" new "$s" --from-profile "$out/$model-profile/profile.json" --top 10 --min-share 0.005 > "$out/$model-new.log" 2>&1
   note "$model new --from-profile: exit $?"; head -14 "$out/$model-new.log" | tee -a "$summary"
   [[ -d $s ]] || continue
-  names=$(python3 -c "import json,sys; print(' '.join(k['name'] for k in json.load(open(sys.argv[1]))['kernels']))" "$s/session.json" 2>/dev/null)
-  # Every kernel of the session is searched, each in its own slice of this model's search time (the
-  # orchestrator alone spends a budget on the first kernels: the sweep ends a kernel only when it has
-  # nothing left to try). What the rest needs at most: this model's two verifies (14 s each) and, after
-  # llama, gpt2's whole pipeline (profile, search, verifies).
+  # One run reaches every kernel: --kernel-budget moves on from a kernel after its experiments of this
+  # run (the starter's measurement, the presets for this GPU, then the sweep), in the orchestrator's
+  # order (share of model time x headroom). --target-speedup 0: a preset is far more than 2x the scalar
+  # starter, and the sweep should still climb from it. --hours: a soft cap, the timeout the hard one.
+  # What the rest needs at most: this model's two verifies (14 s each) and, after llama, gpt2's whole
+  # pipeline (profile, search, verifies).
   reserve=30; [[ $model == llama-160m ]] && reserve=$((30 + 10 + search_s))
   st=$(( $(left) - reserve )); (( st > search_s )) && st=$search_s; (( st < 12 )) && st=12
-  : > "$out/$model-run.log"
-  say "$model: run --agent search, each of [$names] in turn ($st s in all)"
-  p0=$(date +%s); n=$(wc -w <<< "$names")
-  for k in $names; do
-    used=$(( $(date +%s) - p0 )); slice=$(( (st - used) / n )); n=$((n - 1))
-    (( slice < 4 )) && slice=4
-    hours=$(python3 -c "print($slice / 3600)")
-    echo "---- $k: autokernel run --agent search --kernel $k --hours $hours ($slice s)" >> "$out/$model-run.log"
-    timeout -s INT -k 5 $((slice + 10)) "$ak" run "$s" --agent search --kernel "$k" --hours "$hours" >> "$out/$model-run.log" 2>&1
-    note "$model run $k: exit $? in $(($(date +%s) - p0 - used)) s (slice $slice s)"
-  done
-  grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-180 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
+  hours=$(python3 -c "print(round($st / 3600, 5))")
+  say "$model: run --agent search --kernel-budget $per_kernel --target-speedup 0 --hours $hours ($st s)"
+  p0=$(date +%s)
+  timeout -s INT -k 5 $((st + 10)) "$ak" run "$s" --agent search --kernel-budget $per_kernel --target-speedup 0 \
+    --hours "$hours" > "$out/$model-run.log" 2>&1
+  note "$model run: exit $? in $(($(date +%s) - p0)) s"
+  grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-300 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
+  configs "$s" | tee "$out/$model-configs.txt" | tee -a "$summary"
   "$ak" session summary "$s" > "$out/$model-summary.txt" 2>&1; head -16 "$out/$model-summary.txt" | tee -a "$summary"
   cp "$s/results.tsv" "$out/$model-results.tsv" 2>/dev/null
   # 1. every kernel the harness passed in the session (what each does inside the model), not saved;

@@ -258,6 +258,7 @@ struct SearchAgent::Impl {
     std::string momentum_base;
     std::string momentum;
     bool last_step_pair = false;
+    bool last_step_held = false;
     // Presets proposed by this instance ("<kernel>/<preset>"); the history covers earlier runs.
     std::set<std::string> presets_proposed;
     // (base sha, config key) -> candidate sha.
@@ -482,7 +483,29 @@ struct SearchAgent::Impl {
         int tier = 0;
         std::size_t dim = 0;
         bool pair = false;  // a lookahead step: two tunables differ from the best
+        bool held = false;  // a tunable the kept preset set (swept after the others)
     };
+
+    // The tunables whose values in the best come from the newest kept preset of this kernel (the
+    // history's "search: preset NAME ..." experiments): a preset is a measured point for exactly those,
+    // so the sweep tunes the other tunables first and comes back to these after.
+    std::vector<bool> held_by_preset(const AgentContext& ctx, const Space& space) const {
+        std::vector<bool> held(space.dims.size(), false);
+        const std::string prefix = "search: preset ";
+        for (auto it = ctx.history.rbegin(); it != ctx.history.rend(); ++it) {
+            if (it->outcome != Outcome::Kept || !starts_with(it->description, prefix)) continue;
+            const std::string rest = it->description.substr(prefix.size());
+            const std::string name = rest.substr(0, rest.find(' '));
+            for (const Preset& p : space.presets) {
+                if (p.name != name) continue;
+                for (const auto& [tunable, value] : p.values)
+                    for (std::size_t i = 0; i < space.dims.size(); ++i)
+                        if (space.dims[i].name == tunable && space.base[i] == value) held[i] = true;
+            }
+            break;
+        }
+        return held;
+    }
 
     // How many of the most promising reverted single changes the lookahead builds on.
     static constexpr std::size_t kLookaheadNeighbours = 2;
@@ -552,10 +575,15 @@ struct SearchAgent::Impl {
         std::set<int> tiers;
         for (const auto& d : space.dims)
             if (d.free) tiers.insert(d.tier);
-        for (int tier : tiers)
-            for (std::size_t i = 0; i < space.dims.size(); ++i)
-                if (space.dims[i].free && space.dims[i].tier == tier)
-                    if (auto step = try_dim(i)) return step;
+        const std::vector<bool> held = held_by_preset(ctx, space);
+        for (const bool held_pass : {false, true})
+            for (int tier : tiers)
+                for (std::size_t i = 0; i < space.dims.size(); ++i)
+                    if (space.dims[i].free && space.dims[i].tier == tier && held[i] == held_pass)
+                        if (auto step = try_dim(i)) {
+                            step->held = held_pass;
+                            return step;
+                        }
         return next_pair(ctx, space, tiers);
     }
 
@@ -578,15 +606,19 @@ struct SearchAgent::Impl {
                     log("search: the best changed; sweeping again from tier " + std::to_string(step->tier));
             }
             last_base_sha = base_sha;
+        } else if (step->held && !last_step_held) {
+            log("search: every single change of the tunables the kept preset did not set was evaluated; now the "
+                "preset's own settings, from tier " + std::to_string(step->tier));
         } else if (step->pair && !last_step_pair) {
             log("search: every single change of the best was evaluated without a keep; trying pairs with the "
                 "reverted changes that were faster at the primary shape");
-        } else if (!step->pair && step->tier != last_tier) {
+        } else if (!step->pair && step->held == last_step_held && step->tier != last_tier) {
             log("search: tier " + std::to_string(last_tier) + " exhausted without a keep; moving on to tier " +
                 std::to_string(step->tier));
         }
         last_tier = step->tier;
         last_step_pair = step->pair;
+        last_step_held = step->held;
         auto candidate = make_candidate(ctx, space, step->config,
                                         step->pair ? "search: " + changes_text(space, step->config) + " (pair)"
                                                    : "search: " + d.name + " " + space.base[step->dim] + "->" +

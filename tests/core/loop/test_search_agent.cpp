@@ -861,10 +861,20 @@ TEST(SearchAgentPresets, ProposesThePresetsForTheGpuFirstInOrderThenSweepsFromTh
     EXPECT_EQ(loop.proposals[1].description, "search: preset ampere (sm_80+): BLOCK_THREADS 512->128, VEC 8->4");
     EXPECT_EQ(loop.outcomes[1], Outcome::Reverted);
     EXPECT_EQ(loop.proposals[2].description, "search: preset anywhere (every GPU): ROWS_PER_BLOCK 1->4");
-    // Then the sweep, from the kept preset: tier 1, one change at a time.
-    EXPECT_TRUE(starts_with(loop.proposals[3].description, "search: BLOCK_THREADS 512->"))
-        << loop.proposals[3].description;
+    // Then the sweep, from the kept preset, one change at a time: first the tunables the preset did not
+    // set (tier 1 ROWS_PER_BLOCK, tier 2 UNROLL, ...), then the preset's own (BLOCK_THREADS, VEC).
+    EXPECT_EQ(loop.proposals[3].description, "search: ROWS_PER_BLOCK 1->2 (tier 1)");
     EXPECT_EQ(changed(loop.context.best_source, loop.proposals[3].source).size(), 1u);
+    loop.run(agent, 1000);
+    std::vector<std::string> order;
+    for (std::size_t i = 3; i < loop.proposals.size(); ++i) {
+        const auto names = changed(loop.context.best_source, loop.proposals[i].source);
+        if (names.size() == 1 && (order.empty() || order.back() != names[0])) order.push_back(names[0]);
+    }
+    EXPECT_EQ(order, (std::vector<std::string>{"ROWS_PER_BLOCK", "UNROLL", "USE_FAST", "PAD", "BLOCK_THREADS", "VEC"}));
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.find("now the preset's own settings, from tier 1") != std::string::npos;
+    }));
 }
 
 TEST(SearchAgentPresets, PassesOverPresetsForAnotherGpuWithALogLine) {

@@ -3,7 +3,8 @@
 # bench/2026-12-03-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
 #   autokernel profile -> autokernel new --from-profile (every type the profile has) ->
 #   autokernel run --agent search --kernel-budget N (every kernel of the session: its starter measured,
-#   the presets for the GPU, then the sweep) ->
+#   the presets for the GPU, then the sweep), then a run for the rest of the model's search time in the
+#   orchestrator's order (share of model time x headroom) ->
 #   autokernel verify (the model from the session's profile; every evaluated kernel, then --faster-only).
 # Then, as time allows, test_verify_gpu. The llama-160m session is packed (llama-session.tar.gz, < 2 MB).
 # Usage: scripts/gpu-jobs/verify.sh BIN_DIR. Writes everything under $OUT/verify/; the summary last.
@@ -28,7 +29,7 @@ summary=$out/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
 search_s=${AK_VERIFY_SEARCH_S:-58}  # search time per model (at most)
-per_kernel=${AK_VERIFY_PER_KERNEL:-5}  # experiments per kernel
+per_kernel=${AK_VERIFY_PER_KERNEL:-4}  # experiments per kernel
 
 # verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
 verify() {
@@ -124,6 +125,18 @@ for model in llama-160m gpt2; do
   timeout -s INT -k 5 $((st + 10)) "$ak" run "$s" --agent search --kernel-budget $per_kernel --target-speedup 0 \
     --hours "$hours" > "$out/$model-run.log" 2>&1
   note "$model run: exit $? in $(($(date +%s) - p0)) s"
+  # The rest of the model's search time in the orchestrator's order, without a per-kernel budget: the
+  # kernel with the largest share x headroom first, until a move-on rule or exhaustion.
+  rest=$(( st - ($(date +%s) - p0) ))
+  if (( rest >= 8 )); then
+    hours=$(python3 -c "print(round($rest / 3600, 5))")
+    say "$model: run --agent search --target-speedup 0 --hours $hours ($rest s, the orchestrator's order)"
+    p1=$(date +%s)
+    echo "---- autokernel run --agent search --target-speedup 0 --hours $hours" >> "$out/$model-run.log"
+    timeout -s INT -k 5 $((rest + 8)) "$ak" run "$s" --agent search --target-speedup 0 --hours "$hours" \
+      >> "$out/$model-run.log" 2>&1
+    note "$model run (rest): exit $? in $(($(date +%s) - p1)) s"
+  fi
   grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-300 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
   configs "$s" | tee "$out/$model-configs.txt" | tee -a "$summary"
   "$ak" session summary "$s" > "$out/$model-summary.txt" 2>&1; head -16 "$out/$model-summary.txt" | tee -a "$summary"

@@ -28,7 +28,7 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
-search_s=${AK_VERIFY_SEARCH_S:-58}  # search time per model (at most)
+search_s=${AK_VERIFY_SEARCH_S:-55}  # search time per model (at most)
 per_kernel=${AK_VERIFY_PER_KERNEL:-4}  # experiments per kernel
 
 # verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
@@ -115,9 +115,9 @@ for model in llama-160m gpt2; do
   # run (the starter's measurement, the presets for this GPU, then the sweep), in the orchestrator's
   # order (share of model time x headroom). --target-speedup 0: a preset is far more than 2x the scalar
   # starter, and the sweep should still climb from it. --hours: a soft cap, the timeout the hard one.
-  # What the rest needs at most: this model's two verifies (14 s each) and, after llama, gpt2's whole
+  # What the rest needs at most: this model's two verifies (up to 15 s each) and, after llama, gpt2's whole
   # pipeline (profile, search, verifies).
-  reserve=30; [[ $model == llama-160m ]] && reserve=$((30 + 10 + search_s))
+  reserve=32; [[ $model == llama-160m ]] && reserve=$((32 + 8 + search_s))
   st=$(( $(left) - reserve )); (( st > search_s )) && st=$search_s; (( st < 12 )) && st=12
   hours=$(python3 -c "print(round($st / 3600, 5))")
   say "$model: run --agent search --kernel-budget $per_kernel --target-speedup 0 --hours $hours ($st s)"
@@ -145,10 +145,10 @@ for model in llama-160m gpt2; do
   # 2. only those faster than PyTorch: the faster model, saved as the session's verify.json.
   # No --model: the model, batch, seq and dtype come from the session's profile.
   say "$model: verify (every evaluated kernel)"
-  if (( $(left) > 24 )); then verify "$model-verify-evaluated" "$s" 12 --iterations 20 --no-save --json; fi
+  if (( $(left) > 26 )); then verify "$model-verify-evaluated" "$s" 15 --iterations 20 --no-save --json; fi
   cp "$out/$model-verify-evaluated.txt" "$out/$model-verify-evaluated.json"
   say "$model: verify --faster-only"
-  vt=12; (( $(left) < 14 )) && vt=$(( $(left) - 2 ))
+  vt=15; (( $(left) < 17 )) && vt=$(( $(left) - 2 ))
   (( vt > 3 )) && verify "$model-verify" "$s" $vt --iterations 20 --faster-only
   cp "$s/verify.json" "$out/$model-verify.json" 2>/dev/null
   if [[ $model == llama-160m ]]; then

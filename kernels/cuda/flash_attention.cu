@@ -67,6 +67,8 @@
 // @autokernel tunable NUM_WARPS = 4 {1, 2, 4, 8, 12, 16} tier 1 when MMA=0|1|2 -- warps per block (MMA=2: 16 or 32 query rows each; MMA=3 ignores it)
 // @autokernel tunable LAZY_RESCALE = 0 {0, 1} tier 2 when MMA=3 -- MMA=3: the running max moves only when a tile's max exceeds it by 2^8, so the output is rescaled only in the tiles where it moved
 // @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 when MMA=0|1 -- largest head_dim of MMA=0/1 (sizes their shared memory)
+// @autokernel preset hopper sm_90 MMA=3 BLOCK_M=128 BLOCK_N=128 STAGES=2 OVERLAP=1 PINGPONG=1 PERSISTENT=1 HEAD_DIM=0 LAZY_RESCALE=1 -- FA3-class, both head_dims: 0.85-1.09x SDPA (cuDNN) fp16 at head_dim 64 and 128, H200 (config B, bench/2026-12-02-h200-compute.md)
+// @autokernel preset hopper_head_dim_64 sm_90 MMA=3 BLOCK_M=128 BLOCK_N=128 STAGES=3 OVERLAP=1 PINGPONG=1 PERSISTENT=1 HEAD_DIM=64 LAZY_RESCALE=0 -- head_dim 64 only: 0.92-1.08x SDPA in bf16, H200 (config A, bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

@@ -1,5 +1,6 @@
 #include "profiler/profiler_options.h"
 
+#include "engine/builtin_models.h"
 #include "util/error.h"
 
 #include <charconv>
@@ -8,8 +9,6 @@
 namespace ak::profiler {
 
 namespace {
-
-const std::vector<std::string> kModels = {"gpt2", "llama-160m", "llama-7b-layers", "bert-base"};
 
 [[noreturn]] void usage_error(const std::string& message) { throw Error(ErrorKind::Usage, message); }
 
@@ -21,9 +20,9 @@ int parse_count(const std::string& option, const std::string& value, int minimum
     return v;
 }
 
-std::string join(const std::vector<std::string>& v) {
+std::string join(const std::vector<std::string>& v, const std::string& separator) {
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    for (const auto& x : v) s += (s.empty() ? "" : separator) + x;
     return s;
 }
 
@@ -31,7 +30,7 @@ std::string join(const std::vector<std::string>& v) {
 
 std::string profiler_usage() {
     return "usage: autokernel-profiler --out FILE.json [--warmup N] [--iterations N]\n"
-           "         ( --model gpt2|llama-160m|llama-7b-layers|bert-base [--batch B] [--seq S]\n"
+           "         ( --model " + join(builtin_model_names(), "|") + " [--batch B] [--seq S]\n"
            "                   [--dtype fp16|bf16|fp32] [--mode inference|training]\n"
            "         | --torchscript FILE.pt --input 8x1024:int64 [--input SPEC ...] [--dtype fp16|bf16|fp32]\n"
            "         | -- CMD ARGS... )\n"
@@ -70,9 +69,7 @@ ProfilerOptions parse_profiler_args(const std::vector<std::string>& args) {
         } else if (a == "--iterations") {
             o.iterations = parse_count(a, v, 1);
         } else if (a == "--model") {
-            bool known = false;
-            for (const auto& m : kModels) known = known || m == v;
-            if (!known) usage_error("unknown model '" + v + "' (built-in models: " + join(kModels) + ")");
+            if (!is_builtin_model(v)) usage_error("unknown model '" + v + "' (built-in models: " + builtin_model_list() + ")");
             o.model = v;
         } else if (a == "--batch") {
             o.batch = parse_count(a, v, 1);

@@ -136,6 +136,13 @@ profile::Profile measure(const std::function<void()>& step, const ProfilerOption
               << " dropped); " << ops.size() << " op calls recorded\n";
     assemble_profile(p, std::move(data), std::move(ops), windows);
     p.overhead = profile::Overhead{median(profiled), median(unprofiled)};
+    // profile.json keeps the medians; the spread of both goes to the log.
+    const auto spread = [](const std::vector<double>& v) {
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return std::to_string(median(v)) + " ms (" + std::to_string(*lo) + "-" + std::to_string(*hi) + ")";
+    };
+    std::cerr << "autokernel-profiler: iteration wall time, median (min-max) of " << o.iterations << ": unprofiled "
+              << spread(unprofiled) << ", profiled " << spread(profiled) << "\n";
     if (p.kernels.empty()) p.warnings.push_back("no kernel was recorded in the measured iterations");
     if (unmatched > 0)
         p.warnings.push_back(std::to_string(unmatched) + " measured iteration(s) ran other ops than the one whose inputs were "

@@ -1,7 +1,8 @@
 # The TorchScript comparison of the profiler GPU job: exports a small GPT-like model with torch.jit.trace
 # and measures torch.profiler's kernel total on the same traced module, inputs, warm-up and iterations.
 #   gpt_like.py export FILE.pt                       (batch 8, seq 512, fp16, 4 layers of width 768)
-#   gpt_like.py torch-profile FILE.pt WARMUP ITERS TRACE.json
+#   gpt_like.py torch-profile FILE.pt WARMUP ITERS TRACE.json [KERNELS.tsv]   (kernel names with counts)
+import collections
 import json
 import sys
 
@@ -55,11 +56,13 @@ def export(path):
     print("exported", path, "with input %dx%d:int64:0-%d" % (B, S, V))
 
 
-def torch_profile(path, warmup, iters, trace):
+def torch_profile(path, warmup, iters, trace, names_out=None):
+    # The same schedule as autokernel-profiler: warm-up, as many unprofiled iterations as measured ones,
+    # one more (the profiler's discarded first profiled iteration), then the measured iterations.
     m = torch.jit.load(path, map_location="cuda")
     ids = torch.randint(0, V, (B, S), device="cuda")
     with torch.no_grad():
-        for _ in range(warmup + 1):
+        for _ in range(warmup + iters + 1):
             m(ids)
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -74,6 +77,15 @@ def torch_profile(path, warmup, iters, trace):
         events = json.load(f)["traceEvents"]
     kernels = [e for e in events if e.get("cat") == "kernel"]
     total_us = sum(e["dur"] for e in kernels)
+    if names_out:
+        counts = collections.Counter(e["name"] for e in kernels)
+        dur = collections.Counter()
+        for e in kernels:
+            dur[e["name"]] += e["dur"]
+        with open(names_out, "w") as f:
+            f.write("count\ttotal_us\tkernel_name\n")
+            for name, c in counts.most_common():
+                f.write("%d\t%.1f\t%s\n" % (c, dur[name], name))
     print("torch.profiler: %d kernels/iteration, kernel total %.3f ms/iteration, CUDA events %.3f ms/iteration" % (
         len(kernels) // iters, total_us / 1e3 / iters, start.elapsed_time(end) / iters))
 
@@ -82,4 +94,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "export":
         export(sys.argv[2])
     else:
-        torch_profile(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        torch_profile(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6] if len(sys.argv) > 6 else None)

@@ -3,6 +3,9 @@
 #                                         busy vs CUDA events, attribution, overhead
 #   summarize.py names OUT.tsv FILE...    unique (kernel name, innermost op, op stack) with count and time
 #   summarize.py top FILE [N]             the N longest kernels by total time, with op and module
+#   summarize.py nvtx FILE                kernel count and time per (innermost) NVTX range
+#   summarize.py overhead FILE...         per mode (the file name without its last -ROUND): median, min and
+#                                         max over the files of the profiled and unprofiled iteration
 import collections
 import json
 import sys
@@ -99,6 +102,50 @@ def top(f, n):
         print("  %5.1f%% %6d %10.1f us  %-28s %-22s %s" % (100 * ns / total, c, ns / 1e3, op[:28], mod[:22], name))
 
 
+def nvtx(f):
+    p, kernels, memory = load(f)
+    agg = collections.defaultdict(lambda: [0, 0])
+    for k in kernels:
+        agg[k["nvtx"] or "(no range)"][0] += 1
+        agg[k["nvtx"] or "(no range)"][1] += k["end"] - k["start"]
+    total = sum(v[1] for v in agg.values()) or 1
+    busy = union_ms([(k["start"], k["end"]) for k in kernels] + [(m["start"], m["end"]) for m in memory])
+    print("%s: %d kernels, kernel sum %.3f ms, GPU busy %.3f ms (kernels, memcpy, memset), %d memory records" % (
+        f.split("/")[-1], len(kernels), total / 1e6, busy, len(memory)))
+    for name, (c, ns) in sorted(agg.items(), key=lambda x: -x[1][1]):
+        print("  %-14s %6d kernels %10.3f ms %6.1f %%" % (name, c, ns / 1e6, 100 * ns / total))
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2) if n else float("nan")
+
+
+def overhead(files):
+    modes = collections.OrderedDict()
+    for f in files:
+        try:
+            p = json.load(open(f))
+        except Exception as e:
+            print("%s UNREADABLE: %s" % (f.split("/")[-1], e))
+            continue
+        mode = f.split("/")[-1].rsplit(".", 1)[0].rsplit("-", 1)[0]
+        ov = p.get("overhead") or {}
+        walls = [it["wall_ms"] for it in p["iterations"]]
+        modes.setdefault(mode, []).append((ov.get("profiled_iteration_ms", 0), ov.get("unprofiled_iteration_ms", 0),
+                                           min(walls), max(walls)))
+    print("%-26s %5s %28s %28s %9s" % ("mode", "runs", "profiled ms: median [min-max]", "unprofiled ms: median [min-max]",
+                                        "ratio"))
+    for mode, runs in modes.items():
+        on = [r[0] for r in runs]
+        off = [r[1] for r in runs]
+        print("%-26s %5d %12.3f [%6.3f-%6.3f] %12.3f [%6.3f-%6.3f] %9.2f" % (
+            mode, len(runs), median(on), min(on), max(on), median(off), min(off), max(off), median(on) / max(median(off), 1e-9)))
+        print("%-26s       within each run, profiled iterations: %s" % ("", ", ".join(
+            "%.2f-%.2f" % (r[2], r[3]) for r in runs)))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "table":
@@ -107,3 +154,9 @@ if __name__ == "__main__":
         names(sys.argv[2], sys.argv[3:])
     elif cmd == "top":
         top(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 12)
+    elif cmd == "nvtx":
+        nvtx(sys.argv[2])
+    elif cmd == "overhead":
+        overhead(sys.argv[2:])
+    else:
+        sys.exit("unknown command %s" % cmd)

@@ -142,6 +142,28 @@ TEST_F(ProfilerCli, CommandRouteCollectsWhatTheInjectionLibraryWrote) {
     EXPECT_EQ(leftover_injection_folders("inject-4242.json"), 0) << "the temporary folder is removed";
 }
 
+// The command route's bad commands, on the stand-in libcuda: one that fails, one that cannot be run, and
+// one that initialised CUDA (the injection library wrote its profile) but launched no kernel.
+TEST_F(ProfilerCli, CommandRouteRefusesAFailingCommandAndOneWithoutKernels) {
+    ProcessResult r = run({AK_PROFILER_PATH, "--out", out_file(), "--", "sh", "-c", "exit 3"}, {"AK_LIBCUDA=" AK_FAKE_LIBCUDA});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("the command failed: 'sh -c exit 3' exited with status 3"), std::string::npos) << r.describe();
+    r = run({AK_PROFILER_PATH, "--out", out_file(), "--", (dir / "no-such-program").string()}, {"AK_LIBCUDA=" AK_FAKE_LIBCUDA});
+    EXPECT_NE(r.exit_code, 0) << r.describe();
+    EXPECT_NE(r.err.find("cannot run '" + (dir / "no-such-program").string() + "'"), std::string::npos) << r.describe();
+
+    profile::Profile empty = injected_profile();
+    empty.kernels.clear();
+    const fs::path src = dir / "inject-empty.json";
+    profile::write_profile_json(empty, src);
+    const std::string script = "cp '" + src.string() + "' \"$AK_INJECT_OUT/inject-4244.json\" && touch \"$AK_INJECT_OUT/started-4244\"";
+    r = run({AK_PROFILER_PATH, "--out", out_file(), "--", "sh", "-c", script}, {"AK_LIBCUDA=" AK_FAKE_LIBCUDA});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("launched no CUDA kernel"), std::string::npos) << r.describe();
+    EXPECT_FALSE(fs::exists(out_file()));
+    EXPECT_EQ(leftover_injection_folders("inject-4244.json"), 0);
+}
+
 TEST_F(ProfilerCli, CommandRouteTellsAProcessThatSkippedItsExitHandlers) {
     const ProcessResult r = run({AK_PROFILER_PATH, "--out", out_file(), "--", "sh", "-c", "touch \"$AK_INJECT_OUT/started-4243\""},
                                 {"AK_LIBCUDA=" AK_FAKE_LIBCUDA});

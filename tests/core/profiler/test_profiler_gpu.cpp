@@ -1,7 +1,8 @@
 // autokernel-profiler on a real GPU, run as `autokernel profile` runs it: every built-in model profiles
 // (inference and training), with >= 95 % of GPU time attributed to ops; kernel time agrees with CUDA
 // events around the same iterations; the TorchScript route (and its rejected-shapes message); the
-// injection route on a small CUDA program with NVTX ranges and on a Python torch script. Every test
+// injection route on a small CUDA program with NVTX ranges and on a Python torch script; the bad-input
+// paths that need a GPU (rejected shapes, failing and kernel-less commands, no visible device). Every test
 // skips, with the reason, on a machine without a GPU (or without nvcc / a python with torch).
 #include "gpu/cuda_driver.h"
 #include "profile/profile_json.h"
@@ -284,6 +285,47 @@ int main() {
     EXPECT_EQ(memset, 1);
     ASSERT_EQ(p.iterations.size(), 1u);
     EXPECT_GT(p.iterations[0].wall_ms, 0);
+}
+
+// A CUDA program that initialises CUDA (the injection library writes its profile) but launches no kernel.
+TEST_F(ProfilerGpu, CudaProgramThatLaunchesNoKernel) {
+    SKIP_WITHOUT_GPU();
+    const std::string nvcc = find_nvcc();
+    if (nvcc.empty()) GTEST_SKIP() << "no nvcc (set AK_NVCC) to build the small CUDA program";
+    const fs::path src = write("no_kernel.cu", R"(#include <cuda_runtime.h>
+int main() {
+    void* d = nullptr;
+    if (cudaMalloc(&d, 1 << 20) != cudaSuccess) return 1;
+    return cudaFree(d) == cudaSuccess ? 0 : 1;
+}
+)");
+    const std::string exe = (dir / "no_kernel").string();
+    const ProcessResult build = run({nvcc, "-O2", "-o", exe, src.string()});
+    ASSERT_EQ(build.exit_code, 0) << build.describe();
+    const ProcessResult r = profiler({"--", exe});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("the command '" + exe + "' launched no CUDA kernel"), std::string::npos) << r.describe();
+    EXPECT_FALSE(fs::exists(out_file()));
+}
+
+// No GPU on a machine with one: CUDA_VISIBLE_DEVICES hides the device from the real driver, and every route
+// says so plainly (the CPU test covers a machine without a driver).
+TEST_F(ProfilerGpu, NoVisibleGpuIsSaidPlainlyOnEveryRoute) {
+    SKIP_WITHOUT_GPU();
+    const std::vector<std::vector<std::string>> routes = {
+        {"--model", "gpt2", "--batch", "1", "--seq", "8"},
+        {"--torchscript", AK_TINY_MLP_PT, "--input", "4x16:fp32"},
+        {"--", "true"},
+    };
+    for (const auto& route : routes) {
+        std::vector<std::string> args = {AK_PROFILER_PATH, "--out", out_file()};
+        args.insert(args.end(), route.begin(), route.end());
+        const ProcessResult r = run(args, {"CUDA_VISIBLE_DEVICES="});
+        EXPECT_EQ(r.exit_code, 1) << route[0] << ": " << r.describe();
+        EXPECT_NE(r.err.find("no GPU: "), std::string::npos) << route[0] << ": " << r.describe();
+        EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.describe();
+        EXPECT_FALSE(fs::exists(out_file()));
+    }
 }
 
 std::string find_torch_python() {

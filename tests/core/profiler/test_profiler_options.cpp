@@ -1,5 +1,6 @@
 // The profiler's command line: the three routes, defaults, and every usage error naming the option.
 #include "profiler/profiler_options.h"
+#include "engine/builtin_models.h"
 #include "util/error.h"
 
 #include <gtest/gtest.h>
@@ -39,6 +40,23 @@ TEST(ProfilerOptions, ModelRouteWithEveryOption) {
     EXPECT_EQ(o.seq, 512);
     EXPECT_EQ(o.dtype, "bf16");
     EXPECT_EQ(o.mode, "training");
+}
+
+// The profiler takes its model names from the one list (engine/builtin_models, which
+// tests/models/test_model_zoo.cpp checks against the model zoo): every name is accepted, the usage and
+// the unknown-model message name them all, and a name one character off is refused.
+TEST(ProfilerOptions, ModelNamesComeFromTheBuiltinList) {
+    ASSERT_FALSE(builtin_model_names().empty());
+    const std::string unknown = error_of({"--out", "p.json", "--model", "no-such-model"});
+    std::string alternatives;
+    for (const auto& name : builtin_model_names()) {
+        alternatives += (alternatives.empty() ? "" : "|") + name;
+        EXPECT_EQ(parse_profiler_args({"--out", "p.json", "--model", name}).model, name);
+        EXPECT_NE(profiler_usage().find(name), std::string::npos) << name;
+        EXPECT_NE(unknown.find(name), std::string::npos) << name;
+        EXPECT_NE(error_of({"--out", "p.json", "--model", name + "x"}).find("unknown model '" + name + "x'"), std::string::npos);
+    }
+    EXPECT_NE(profiler_usage().find("--model " + alternatives + " "), std::string::npos) << profiler_usage();
 }
 
 TEST(ProfilerOptions, TorchScriptRoute) {

@@ -74,7 +74,8 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"POLY_EXP", "3"}, {"EXP2X", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"},
                            {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"POLY_EXP", "2"}, {"VEC", "4"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
-        {"cross_entropy", {{"RING", "3"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"LOAD", "2"}}},  // one block per row
+        {"cross_entropy", {{"RING", "3"}, {"FAST_EXP", "2"}, {"LOAD", "2"}}},  // one block per row, ONLINE unset
+        {"cross_entropy", {{"RING", "4"}, {"FAST_EXP", "2"}, {"LOAD", "2"}, {"FUSED_MEAN", "1"}, {"EXP2X", "1"}}},
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"},
                            {"LOAD", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"MAX2", "1"}, {"EXP2X", "1"}, {"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"},

@@ -109,7 +109,7 @@
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
-// @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
+// @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 5, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
 // @autokernel tunable RING = 0 {0, 2, 3, 4, 6, 8} tier 1 -- rows streamed by a producer warp's bulk copies (TMA) through RING shared-memory stages (0: off; sm_90)
 // @autokernel tunable RING_KB = 8 {4, 8, 16, 32} tier 2 -- KiB per RING stage
 // @autokernel tunable SPLIT = 0 {0, 1} tier 2 -- RING + PERSISTENT: every block streams an equal share of all rows' stages (rows split across blocks, no tail of whole rows)

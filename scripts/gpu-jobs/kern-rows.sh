@@ -4,22 +4,17 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257, in order of what they tell (the cap may skip the last pairs; 38 s stay for part 2):
-#      cross_entropy's TMA ring (RING: persistent, one block per row, SPLIT-balanced; MAX2), the packed
-#      (EXP2X) and polynomial (POLY_EXP) exponentials, the software-pipelined one-pass row (PIPE) under
-#      register caps (MIN_BLOCKS), threads per block, PERSISTENT, CLUSTER, the load hints, against the
-#      2026-12-02 best (512 threads, UNROLL=4, no PREFETCH: 241.6 us, 83.9 % of copy at 8192 rows);
-#      softmax's staged row against its one-pass row; a bf16 pair.
+#      8192x50257: cross_entropy's one-block-per-row TMA ring (RING=4 x 8 KiB, 256 consumers, the best of
+#      the 12:00 call) against the 2026-12-02 best (512 threads, UNROLL=4: 83.9 % of copy), then its stage
+#      size and count, consumers, load hint, MAX2 / EXP2X, register cap, and the pair in bf16 (the cap may
+#      skip the last pairs; 31 s stay for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
 #      registers/spill bytes of the timed dtype's compile.
-#   2. torch_row_baselines.py --parallel: eager and torch.compile (max-autotune-no-cudagraphs, then default)
-#      at the ten target shapes; the compiles run in parallel worker processes (one per case), the timing
-#      one case at a time under a lock.
 # Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
 # Writes $OUT/kern-rows/bench.tsv (every timing row), bench-N-*.json, torch.tsv, torch.log, log.txt; prints
 # the summary last.
 # targets: autokernel autokernel-evaluator
-# cap: 50 seconds
+# cap: 62 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-rows.sh BIN_DIR}" && pwd)
@@ -61,8 +56,8 @@ summary() {
 trap 'echo "=== interrupted at the cap"; summary; exit 130' INT TERM
 
 nb=0
-torch_part=${AK_ROWS_TORCH:-0}  # call 2: benches only (call 1 ran part 2)
-reserve=$(( torch_part ? ${AK_TORCH_RESERVE:-38} : 0 ))  # seconds the benches leave to part 2
+torch_part=${AK_ROWS_TORCH:-1}
+reserve=$(( torch_part ? ${AK_TORCH_RESERVE:-31} : 0 ))  # seconds the benches leave to part 2
 printf 'type\tconfig\tshape\tdtype\tours_us\tiqr_us\tbaseline_us\tbaseline\tspeedup\tgb_s\tpct_copy\tregs\tref_config\tref_us\tref_iqr_us\tref_pct_copy\tref_regs\n' > "$tsv"
 bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B [DTYPE]: A is the candidate, B the --reference
   local type=$1 shapes=$2 bcap=$3 a=$4 b=$5 dt=${6:-fp16}  # bcap: not `cap`, which left() reads
@@ -117,16 +112,16 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# call 2 (set before call 1's results came back): the ring's balance, depth and width, repeated pairs of call 1
-ring=PERSISTENT=2,RING=4,RING_KB=8,BLOCK_THREADS=256,$ce
-bench cross_entropy $long 8 $ring,SPLIT=1 $ring
-bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=3},RING=6,SPLIT=1 ${ring/RING=4/RING=8},SPLIT=1
-bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=1},RING_KB=16,BLOCK_THREADS=512,SPLIT=1 ${ring/PERSISTENT=2/PERSISTENT=4},BLOCK_THREADS=128,SPLIT=1
-bench cross_entropy $long 8 $ring,SPLIT=1,MAX2=1,EXP2X=1 $ring,SPLIT=1,POLY_EXP=1
-bench cross_entropy $long 8 ${ring/PERSISTENT=2/PERSISTENT=0} BLOCK_THREADS=512,UNROLL=2,PIPE=1,MIN_BLOCKS=3,$ce
-bench cross_entropy $long 8 $ring,SPLIT=1 $best bf16
-bench cross_entropy $long 8 BLOCK_THREADS=512,UNROLL=2,PIPE=1,$ce $best
-bench softmax $long 8 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1 BLOCK_THREADS=512,VEC=8,SMEM_ROW=100,FAST_EXP=1,LOAD=2
+# Around the best of the 12:00 call (one block per row, RING=4 x 8 KiB, 256 consumers: 222.9 us, 90.3 % at
+# 8192 rows, 84.5 % at 4096): stage size and count, consumers, the load hint, MAX2 / EXP2X, bf16.
+r0=RING=4,RING_KB=8,BLOCK_THREADS=256,$ce
+bench cross_entropy $long 7 $r0 $best
+bench cross_entropy $long 7 ${r0/RING_KB=8/RING_KB=16} ${r0/RING=4/RING=3}
+bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=512},RING_KB=16 ${r0/RING=4/RING=6},RING_KB=16
+bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=128} ${r0/RING=4/RING=8},RING_KB=4
+bench cross_entropy $long 7 ${r0/LOAD=2/LOAD=0} $r0,MAX2=1,EXP2X=1
+bench cross_entropy $long 7 $r0 $best bf16
+bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=512} $r0,MIN_BLOCKS=5
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

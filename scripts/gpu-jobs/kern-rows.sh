@@ -6,7 +6,7 @@
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
 #      8192x50257: cross_entropy's one-block-per-row TMA ring (RING=4 x 8 KiB, 256 consumers, the best of
 #      the 12:00 call) against the 2026-12-02 best (512 threads, UNROLL=4: 83.9 % of copy), then its stage
-#      size and count, consumers, load hint, MAX2 / EXP2X, register cap, and the pair in bf16 (the cap may
+#      size and count, consumers, load hint, MAX2 / EXP2X, persistent deep rings, and the pair in bf16 (the cap may
 #      skip the last pairs; 31 s stay for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
 #      registers/spill bytes of the timed dtype's compile.
@@ -121,7 +121,7 @@ bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=512},RING_KB=16
 bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=128} ${r0/RING=4/RING=8},RING_KB=4
 bench cross_entropy $long 7 ${r0/LOAD=2/LOAD=0} $r0,MAX2=1,EXP2X=1
 bench cross_entropy $long 7 $r0 $best bf16
-bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=512} $r0,MIN_BLOCKS=5
+bench cross_entropy $long 7 ${r0/RING=4/RING=6},RING_KB=16,PERSISTENT=2 ${r0/RING=4/RING=8},PERSISTENT=2
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -54,7 +54,7 @@
 // @autokernel tunable STAGGER = 0 {0, 1, 2} tier 3 when FUSE=1 -- FUSE=1, BLOCK_M=128: the second consumer warpgroup starts this many k-slices behind the first, so one's epilogue runs while the other's wgmmas finish (the ring keeps the lag)
 // @autokernel tunable STAGED_STORE = 0 {0, 1} tier 3 when FUSE=1 -- FUSE=1: 1 hidden leaves each consumer warpgroup through a swizzled shared-memory tile in coalesced 16-byte stores, 0 4-byte stores straight from the accumulators
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
-// @autokernel preset hopper sm_90 FUSE=1 BLOCK_M=128 BLOCK_F=128 STAGES=4 -- gate/up wgmma GEMM with the SwiGLU epilogue: 1.055x the composed eager MLP at 4096x4096->11008 fp16, H200 (bench/2026-12-02-h200-compute.md)
+// @autokernel preset hopper sm_90 FUSE=1 BLOCK_M=128 BLOCK_F=128 STAGES=4 SPLIT_TAIL=4 ONE_WGMMA=1 FAST_SILU=1 -- gate/up wgmma GEMM with the SwiGLU epilogue, the last partial wave split along F, one m64n256 wgmma over gate and up: 1.089x the composed eager MLP at 2048x2048->5504 and 1.095-1.100x at 4096x4096->11008, fp16 and bf16, H200 (bench/2026-12-03-h200-mlp.md)
 // @autokernel preset library_gemms VEC=8 -- library GEMMs around our SwiGLU with 16-byte loads: 0.996-1.053x the composed eager MLP, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>

@@ -141,24 +141,21 @@ fi
 
 # ---- fused_mlp configurations side by side --------------------------------------------------------------
 if want pairs; then
-  # Call 1: the existing knobs at both sizes, and the new variants: the last wave split along F
-  # (SPLIT_TAIL), one m64n256 wgmma over gate and up (ONE_WGMMA), the epilogue's silu through
-  # ex2.approx/rcp.approx (FAST_SILU), the second consumer warpgroup two k-slices behind (STAGGER).
-  F1=FUSE=1
-  new=FUSE=1,SPLIT_TAIL=4,FAST_SILU=1,ONE_WGMMA=1
-  pair fp16 $sizes,1920x2048x5632 $F1 FUSE=1,STAGED_STORE=1 14
-  pair fp16 $sizes FUSE=1,SPLIT_TAIL=4 FUSE=1,SPLIT_TAIL=2 14
-  pair fp16 $sizes FUSE=1,FAST_SILU=1 FUSE=1,ONE_WGMMA=1 14
-  pair fp16 $sizes $new FUSE=1,SPLIT_TAIL=4,FAST_SILU=1 14
-  pair bf16 $sizes $new $F1 14
-  pair fp16 $sizes $new,STAGGER=2 FUSE=1,BLOCK_M=64 14
-  pair fp16 $sizes FUSE=1,STAGES=3 FUSE=1,STAGES=2 14
-  pair fp16 $sizes FUSE=1,GROUP_M=1 FUSE=1,GROUP_M=16 14
+  # Call 2 (the final evidence): the winner of call 1 (the hopper preset) in both dtypes beside FUSE=1 as it
+  # was, the winner with STAGGER=2 beside it, and the starter (FUSE=0) beside its VEC=8 form. Call 1 (the
+  # landscape: SPLIT_TAIL 2/4, FAST_SILU, ONE_WGMMA, STAGGER, BLOCK_M 64, STAGES 2/3, GROUP_M 1/16,
+  # STAGED_STORE, 1920x2048x5632) is in bench/2026-12-03-h200-mlp/call1/.
+  best=FUSE=1,SPLIT_TAIL=4,FAST_SILU=1,ONE_WGMMA=1
+  pair fp16 $sizes $best FUSE=1 14
+  pair bf16 $sizes $best FUSE=1 14
+  pair fp16 $sizes $best,STAGGER=2 $best 14
+  pair bf16 $sizes $best,STAGGER=2 $best 14
+  pair fp16 $sizes FUSE=0 FUSE=0,VEC=8,ROWS_PER_BLOCK=2 12
 fi
 
 # ---- the search climbs ---------------------------------------------------------------------------------
 if want climb; then
-  climb fused_mlp 2048x2048x5504 ${AK_MLP_CLIMB_MLP:-14}
+  climb fused_mlp 2048x2048x5504 ${AK_MLP_CLIMB_MLP:-18}
   climb flash_attention 2x32x1024x64:causal $(($(left) - 1))
 fi
 

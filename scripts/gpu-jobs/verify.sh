@@ -17,7 +17,7 @@ out=${OUT:-/tmp/out}/verify
 mkdir -p "$out"
 work=$(mktemp -d /tmp/verify-job.XXXXXX)
 t0=$(date +%s)
-cap=166
+cap=$(( $(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+') - 4 ))  # the cap line's, less a margin
 left() { echo $((cap - ($(date +%s) - t0))); }
 say() { echo "=== $* (t+$(($(date +%s) - t0))s, $(left)s left)" | tee -a "$out/log.txt"; }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources
@@ -28,8 +28,10 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
-search_s=${AK_VERIFY_SEARCH_S:-55}  # search time per model (at most)
-per_kernel=${AK_VERIFY_PER_KERNEL:-4}  # experiments per kernel
+# Search time per model (at most): what the cap leaves after profiles and verifies (about 56 s for both
+# models), halved; 55 s under a 170 s cap. Experiments per kernel: 4, or 3 when that is under 40 s.
+search_s=${AK_VERIFY_SEARCH_S:-$(( (cap - 56) / 2 ))}; (( search_s > 55 )) && search_s=55
+per_kernel=${AK_VERIFY_PER_KERNEL:-4}; [[ -z ${AK_VERIFY_PER_KERNEL:-} ]] && (( search_s < 40 )) && per_kernel=3
 
 # verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
 verify() {

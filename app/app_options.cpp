@@ -25,6 +25,7 @@ QString appUsage()
         "Options:\n"
         "  SESSION                 session folder to open\n"
         "  --demo                  open the bundled demo session\n"
+        "  --model-demo            open the bundled model session (llama-160m: profile, search, verify)\n"
         "  --screenshot FILE.png   render the window offscreen to FILE.png and exit\n"
         "  --size WIDTHxHEIGHT     screenshot size (default 1600x1000)\n"
         "  --profile FILE.json     open a profile.json on the Profile page\n"
@@ -67,6 +68,8 @@ AppOptions parseAppOptions(const QStringList& arguments)
             options.showHelp = true;
         } else if (a == QLatin1String("--demo")) {
             options.demo = true;
+        } else if (a == QLatin1String("--model-demo")) {
+            options.modelDemo = true;
         } else if (a == QLatin1String("--screenshot")) {
             options.screenshotFile = value(a);
         } else if (a == QLatin1String("--size")) {
@@ -103,6 +106,8 @@ AppOptions parseAppOptions(const QStringList& arguments)
                      .arg(options.sessionDir, a));
         }
     }
+    if (options.demo && options.modelDemo)
+        fail(QCoreApplication::translate("ak::AppOptions", "--demo and --model-demo open different sessions; give one."));
     if (!options.screenshotFile.isEmpty() &&
         !options.screenshotFile.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {
         fail(QCoreApplication::translate("ak::AppOptions", "--screenshot writes a PNG file; “%1” does not end in .png.")
@@ -111,11 +116,15 @@ AppOptions parseAppOptions(const QStringList& arguments)
     return options;
 }
 
-QString demoSessionDir(const QString& applicationDir)
+namespace {
+
+// The bundle in the source tree (developer build) or beside the installed binary; a bundle that stores
+// its .git as dot-git (a repository cannot sit inside ours) is opened as a cached copy.
+QString bundledSessionDir(const QString& applicationDir, const QString& sourceDir, const QString& installDir)
 {
     const QStringList candidates = {
-        QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR),
-        QDir(applicationDir).filePath(QStringLiteral("../") + QStringLiteral(AK_DEMO_SESSION_INSTALL_DIR)),
+        sourceDir,
+        QDir(applicationDir).filePath(QStringLiteral("../") + installDir),
     };
     for (const QString& candidate : candidates) {
         if (!QFileInfo(candidate).isDir())
@@ -123,7 +132,6 @@ QString demoSessionDir(const QString& applicationDir)
         const QString bundle = QDir::cleanPath(QFileInfo(candidate).absoluteFilePath());
         if (!ak::is_bundled_session(std::filesystem::path(bundle.toStdString())))
             return bundle;
-        // The bundle stores its .git as dot-git (a repository cannot sit inside ours): open a cached copy.
         try {
             const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
             return QString::fromStdString(
@@ -133,6 +141,20 @@ QString demoSessionDir(const QString& applicationDir)
         }
     }
     return {};
+}
+
+}  // namespace
+
+QString demoSessionDir(const QString& applicationDir)
+{
+    return bundledSessionDir(applicationDir, QStringLiteral(AK_DEMO_SESSION_SOURCE_DIR),
+                             QStringLiteral(AK_DEMO_SESSION_INSTALL_DIR));
+}
+
+QString modelDemoSessionDir(const QString& applicationDir)
+{
+    return bundledSessionDir(applicationDir, QStringLiteral(AK_MODEL_SESSION_SOURCE_DIR),
+                             QStringLiteral(AK_MODEL_SESSION_INSTALL_DIR));
 }
 
 }  // namespace ak

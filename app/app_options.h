@@ -3,6 +3,8 @@
 //
 //   autokernel-workbench [SESSION]                 open SESSION (a session folder)
 //   autokernel-workbench --demo                    open the bundled demo session
+//   autokernel-workbench --model-demo              open the bundled model session (llama-160m profiled,
+//                                                  searched and verified on an H200) with its profile
 //   autokernel-workbench --screenshot OUT.png [SESSION] [--size 1600x1000]
 //                                                  render the window offscreen to OUT.png and exit
 //   autokernel-workbench --profile PROFILE.json    also open a profile (the Profile page)
@@ -20,6 +22,7 @@ struct AppOptions {
     bool showVersion = false;
     bool showHelp = false;
     bool demo = false;
+    bool modelDemo = false;    // --model-demo
     QString sessionDir;        // positional SESSION ("" = none)
     QString screenshotFile;    // --screenshot ("" = interactive)
     QSize screenshotSize{1600, 1000};
@@ -41,5 +44,10 @@ bool wantsNoWindow(const QStringList& arguments);
 // or <prefix>/share/autokernel-workbench/demo-session next to the installed binary. "" if neither
 // exists.
 QString demoSessionDir(const QString& applicationDir);
+
+// The same for the bundled model session: resources/model-session (a session made by `autokernel new
+// --from-profile`, searched and verified, with its profile.json and verify.json inside) or
+// <prefix>/share/autokernel-workbench/model-session. "" if neither exists.
+QString modelDemoSessionDir(const QString& applicationDir);
 
 }  // namespace ak

@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QMessageBox>
@@ -100,8 +101,24 @@ int main(int argc, char** argv)
                 "or in share/autokernel-workbench/demo-session of the installation.");
     }
 
+    if (options.modelDemo && sessionDir.isEmpty()) {
+        sessionDir = ak::modelDemoSessionDir(QCoreApplication::applicationDirPath());
+        if (sessionDir.isEmpty())
+            startupProblem = QApplication::translate(
+                "ak::MainWindow",
+                "The model session is not installed. It is expected in resources/model-session of the source tree "
+                "or in share/autokernel-workbench/model-session of the installation.");
+    }
+    // --model-demo: the session's own profile (profile.json inside it) unless --profile names one.
+    QString modelProfile;
+    if (options.modelDemo && options.profileFile.isEmpty() && !sessionDir.isEmpty()) {
+        const QFileInfo inside(QDir(sessionDir), QStringLiteral("profile.json"));
+        if (inside.isFile())
+            modelProfile = inside.absoluteFilePath();
+    }
+
     // --demo brings the bundled demo profile along (resources/demo-profile.json) unless --profile names one.
-    QString profileFile = options.profileFile;
+    QString profileFile = options.profileFile.isEmpty() ? modelProfile : options.profileFile;
     if (options.demo && profileFile.isEmpty()) {
         const std::filesystem::path bundled =
             ak::profile::bundled_profile_path(QCoreApplication::applicationDirPath().toStdString());

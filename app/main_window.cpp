@@ -176,6 +176,20 @@ void MainWindow::buildActions()
             openProfile(QString::fromStdString(bundled.string()));
     });
 
+    m_modelDemoAction = new QAction(tr("Open &Model Session (llama-160m)"), this);
+    m_modelDemoAction->setStatusTip(
+        tr("Open the bundled llama-160m session: profiled, searched and verified end to end on an H200"));
+    connect(m_modelDemoAction, &QAction::triggered, this, [this] {
+        const QString session = modelDemoSessionDir(QCoreApplication::applicationDirPath());
+        if (session.isEmpty()) {
+            reportError(tr("No model session"),
+                        tr("The model session is not installed. It is expected in resources/model-session of the "
+                           "source tree or in share/autokernel-workbench/model-session of the installation."));
+            return;
+        }
+        openSession(session);  // its profile (profile.json inside it) comes along when none is open
+    });
+
     m_openProfileAction = new QAction(tr("Open &Profile…"), this);
     m_openProfileAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_openProfileAction->setStatusTip(tr("Open a profile.json written by “autokernel profile”"));
@@ -255,6 +269,7 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addAction(m_demoAction);
+    file->addAction(m_modelDemoAction);
     file->addAction(m_openProfileAction);
     file->addAction(m_reloadAction);
     file->addSeparator();

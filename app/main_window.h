@@ -296,6 +296,7 @@ private:
     // Actions.
     QAction* m_openAction = nullptr;
     QAction* m_demoAction = nullptr;
+    QAction* m_modelDemoAction = nullptr;
     QAction* m_reloadAction = nullptr;
     QAction* m_screenshotAction = nullptr;
     QAction* m_quitAction = nullptr;

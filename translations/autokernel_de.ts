@@ -392,6 +392,10 @@
         <translation>--screenshot schreibt eine PNG-Datei; „%1“ endet nicht auf .png.</translation>
     </message>
     <message>
+        <source>--page expects experiments, profile, roofline or compare, got “%1”.</source>
+        <translation>--page erwartet experiments, profile, roofline oder compare, erhielt „%1“.</translation>
+    </message>
+    <message>
         <source>Usage: autokernel-workbench [options] [SESSION]
 
 Browse an AutoKernel session: every experiment, its metrics, its diff and its source.
@@ -399,6 +403,7 @@ Browse an AutoKernel session: every experiment, its metrics, its diff and its so
 Options:
   SESSION                 session folder to open
   --demo                  open the bundled demo session
+  --model-demo            open the bundled model session (llama-160m: profile, search, verify)
   --screenshot FILE.png   render the window offscreen to FILE.png and exit
   --size WIDTHxHEIGHT     screenshot size (default 1600x1000)
   --profile FILE.json     open a profile.json on the Profile page
@@ -414,6 +419,7 @@ Durchsucht eine AutoKernel-Sitzung: jedes Experiment, seine Messwerte, seinen Di
 Optionen:
   SITZUNG                 zu öffnender Sitzungsordner
   --demo                  die mitgelieferte Demo-Sitzung öffnen
+  --model-demo            die mitgelieferte Modell-Sitzung öffnen (llama-160m: Profil, Suche, Verifikation)
   --screenshot DATEI.png  das Fenster ohne Bildschirm in DATEI.png zeichnen und beenden
   --size BREITExHÖHE      Größe des Bildschirmfotos (Vorgabe 1600x1000)
   --profile DATEI.json    eine profile.json auf der Seite Profil öffnen
@@ -424,8 +430,8 @@ Optionen:
 </translation>
     </message>
     <message>
-        <source>--page expects experiments, profile, roofline or compare, got “%1”.</source>
-        <translation>--page erwartet experiments, profile, roofline oder compare, erhielt „%1“.</translation>
+        <source>--demo and --model-demo open different sessions; give one.</source>
+        <translation>--demo und --model-demo öffnen verschiedene Sitzungen; bitte nur eine angeben.</translation>
     </message>
 </context>
 <context>
@@ -1549,6 +1555,22 @@ Optionen:
     <message>
         <source>verify.json or ceilings.json of the session changed and was read again.</source>
         <translation>verify.json oder ceilings.json der Session hat sich geändert und wurde neu gelesen.</translation>
+    </message>
+    <message>
+        <source>The model session is not installed. It is expected in resources/model-session of the source tree or in share/autokernel-workbench/model-session of the installation.</source>
+        <translation>Die Modell-Sitzung ist nicht installiert. Sie wird in resources/model-session des Quellbaums oder in share/autokernel-workbench/model-session der Installation erwartet.</translation>
+    </message>
+    <message>
+        <source>Open &amp;Model Session (llama-160m)</source>
+        <translation>&amp;Modell-Sitzung öffnen (llama-160m)</translation>
+    </message>
+    <message>
+        <source>Open the bundled llama-160m session: profiled, searched and verified end to end on an H200</source>
+        <translation>Die mitgelieferte llama-160m-Sitzung öffnen: auf einer H200 profiliert, durchsucht und von Ende zu Ende verifiziert</translation>
+    </message>
+    <message>
+        <source>No model session</source>
+        <translation>Keine Modell-Sitzung</translation>
     </message>
 </context>
 <context>

@@ -271,6 +271,11 @@ QString ProfilePage::originProfileFile() const
         if (besideSession.isFile())
             return besideSession.absoluteFilePath();
     }
+    // A session that carries its profile (copied in, e.g. from the machine it was made on): the file
+    // of that name inside the session folder.
+    const QFileInfo inside(QDir(m_session->dir), given.fileName());
+    if (!given.fileName().isEmpty() && inside.isFile())
+        return inside.absoluteFilePath();
     return {};
 }
 

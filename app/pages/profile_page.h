@@ -66,7 +66,8 @@ public:
     // rows, else the what-if type; only the nine kernel types ("other" is left out).
     QStringList selectedKernelTypes() const;
     // The profile the open session was made from, when its file exists ("" otherwise): session.json's
-    // profile file as given, else relative to the session folder's parent.
+    // profile file as given, else relative to the session folder's parent, else a file of its name
+    // inside the session folder (a session that carries its profile).
     QString originProfileFile() const;
     // verify.json's measured end-to-end speed-up, when the open session has one.
     std::optional<double> verifiedSpeedup() const;

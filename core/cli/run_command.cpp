@@ -34,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: autokernel run SESSION [--agent search|llm|command] [--budget N] [--hours H]
-                      [--kernel NAME] [--threshold F] [--dtype DTYPE] [--timeout S] [--start-paused]
+                      [--kernel-budget N] [--kernel NAME] [--threshold F] [--dtype DTYPE] [--timeout S] [--start-paused]
                       [--llm-endpoint URL --llm-model MODEL [--llm-key-env VAR]]
                       [--command TEMPLATE] [--strategy NAME] [--seed N] [--playbook FILE]
                       [--max-reverts N] [--target-speedup X] [--ceiling-fraction F] [--kernel-hours H]
@@ -47,6 +47,9 @@ A kernel that was never timed is measured first.
   --agent KIND         search (default: offline tunable search), llm (OpenAI-compatible endpoint) or
                        command (a command-line tool run on a copy of the kernel)
   --budget N           stop after N evaluated experiments
+  --kernel-budget N    move on from a kernel after N evaluated experiments of it in this run (its
+                       measurement included), so one run reaches every kernel; the run ends when every
+                       kernel has had them
   --hours H            stop after H hours of running (time paused does not count)
   --kernel NAME        work on this kernel only (default: the orchestrator chooses, by share of model
                        time x headroom, and moves on after 5 reverts in a row, 90% of the ceiling,
@@ -193,7 +196,7 @@ double positive(const Arguments& a, const std::string& option, const std::string
 
 int run_run(std::span<const std::string> args) {
     const Arguments a(args,
-                      {"--agent", "--budget", "--hours", "--kernel", "--threshold", "--dtype", "--timeout", "--llm-endpoint",
+                      {"--agent", "--budget", "--kernel-budget", "--hours", "--kernel", "--threshold", "--dtype", "--timeout", "--llm-endpoint",
                        "--llm-model", "--llm-key-env", "--command", "--strategy", "--seed", "--playbook",
                        "--max-reverts", "--target-speedup", "--ceiling-fraction", "--kernel-hours"},
                       {"--start-paused"}, kUsage);
@@ -229,6 +232,12 @@ int run_run(std::span<const std::string> args) {
         const auto n = parse_int(*s);
         if (!n || *n <= 0 || *n > 10'000'000) a.fail("--budget takes a positive whole number of experiments, not '" + *s + "'");
         budget.max_experiments = static_cast<int>(*n);
+    }
+    if (const auto s = a.value("--kernel-budget")) {
+        const auto n = parse_int(*s);
+        if (!n || *n <= 0 || *n > 10'000'000)
+            a.fail("--kernel-budget takes a positive whole number of experiments per kernel, not '" + *s + "'");
+        budget.max_experiments_per_kernel = static_cast<int>(*n);
     }
     if (const auto s = a.value("--hours"))
         budget.max_time = std::chrono::duration_cast<std::chrono::steady_clock::duration>(

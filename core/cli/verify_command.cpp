@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: autokernel verify SESSION [--model NAME [--batch B] [--seq S] [--dtype D]]
                          [--torchscript FILE --input SPEC [--input SPEC ...]]
-                         [--kernel NAME ...] [--unevaluated] [--faster-only] [--iterations N] [--warmup N]
+                         [--kernel NAME ...] [--unevaluated] [--faster-only [--min-speedup X]] [--iterations N] [--warmup N]
                          [--passes N] [--no-graphs] [--seed N] [--any-shape]
                          [--no-layout-copies] [--check-only] [--timeout SECONDS] [--no-save] [--json]
 
@@ -53,7 +53,9 @@ speedups, and coverage per type. The result is stored in SESSION/verify.json.
   --kernel NAME        substitute only these session kernels (repeatable; default: every kernel)
   --unevaluated        also substitute kernels the harness has not passed in this session yet (e.g.
                        right after `autokernel new`); by default only evaluated kernels are
-  --faster-only        substitute only kernels whose best experiment beat PyTorch (speedup > 1)
+  --faster-only        substitute only kernels whose best experiment beat PyTorch at their shapes by
+                       more than --min-speedup X (default 1.05): a kernel within a few percent of
+                       PyTorch there may lose in the model (layout copies, a warm L2)
   --iterations N       timed samples of each model per timing mode (default 30), after --warmup N (default 3)
   --passes N           forward passes per sample (default: enough for about 5 ms of GPU time, 2 to 50)
   --no-graphs          time eager passes only (no CUDA graph capture)
@@ -102,7 +104,7 @@ std::string progress_line(const ProgressEvent& e) { return "[" + e.stage + "] " 
 int run_verify(std::span<const std::string> args) {
     const Arguments a(args,
                       {"--model", "--batch", "--seq", "--dtype", "--torchscript", "--input", "--kernel", "--iterations", "--warmup",
-                       "--seed", "--timeout", "--passes"},
+                       "--seed", "--timeout", "--passes", "--min-speedup"},
                       {"--no-graphs", "--any-shape", "--no-layout-copies", "--check-only", "--no-save", "--json", "--unevaluated", "--faster-only"},
                       kUsage);
     if (a.help()) {
@@ -175,6 +177,13 @@ int run_verify(std::span<const std::string> args) {
     const bool json = a.flag("--json");
     const bool unevaluated = a.flag("--unevaluated");
     const bool faster_only = a.flag("--faster-only");
+    double min_speedup = 1.05;
+    if (const auto m = a.value("--min-speedup")) {
+        if (!faster_only) a.fail("--min-speedup goes with --faster-only");
+        const auto v = parse_double(*m);
+        if (!v || *v < 1.0 || *v > 100.0) a.fail("--min-speedup takes a speedup of 1 or more (1.05 = 5 % faster), not '" + *m + "'");
+        min_speedup = *v;
+    }
 
     // ---- the session: its kernels at the branch tip, their shares and best experiments
     if (!fs::exists(dir)) throw Error(ErrorKind::NotFound, "the session " + dir.string() + " does not exist");
@@ -209,9 +218,9 @@ int run_verify(std::span<const std::string> args) {
         if (!evaluated && !unevaluated) {
             row.substituted = false;
             row.skipped = "not evaluated in this session yet (run `autokernel run`, or pass --unevaluated)";
-        } else if (faster_only && !(row.kernel_speedup && *row.kernel_speedup > 1.0)) {
+        } else if (const auto why = faster_only ? faster_only_skip_reason(row.kernel_speedup, min_speedup) : std::nullopt) {
             row.substituted = false;
-            row.skipped = row.kernel_speedup ? "not faster than PyTorch (" + format_fixed(*row.kernel_speedup, 2) + "x)" : "no measured speedup";
+            row.skipped = *why;
         }
         if (row.substituted) request.kernels.push_back(verify_kernel(entry, *type, session.source_at(tip, file)));
         report.kernels.push_back(std::move(row));

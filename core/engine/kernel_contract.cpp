@@ -188,6 +188,49 @@ std::optional<ParsedTunable> parse_tunable(Cursor& c, int line_no, std::vector<C
     return p;
 }
 
+// Parses the text after "preset" (the settings are checked against the tunables once all are read).
+std::optional<Preset> parse_preset(Cursor& c, int line_no, std::vector<ContractError>& errors) {
+    auto fail = [&](std::string message) {
+        errors.push_back({line_no, std::move(message)});
+        return std::nullopt;
+    };
+    Preset p;
+    p.line = line_no;
+    p.name = std::string(c.token(""));
+    if (p.name.empty()) return fail("preset: expected a name after 'preset'");
+    if (!is_identifier(p.name)) return fail("preset: '" + p.name + "' is not a valid name (letters, digits, '_')");
+    while (!c.at_end()) {
+        if (c.line.substr(c.pos, 2) == "--") {
+            p.help = std::string(trim(c.line.substr(c.pos + 2)));
+            break;
+        }
+        const auto item = c.token("");
+        if (p.values.empty() && p.sm == 0 && starts_with(item, "sm_")) {
+            std::string_view digits = item.substr(3);
+            if (!digits.empty() && digits.back() == '+') {
+                p.sm_or_newer = true;
+                digits.remove_suffix(1);
+            }
+            const auto sm = parse_int(digits);
+            if (!sm || *sm < 10 || *sm > 999)
+                return fail("preset " + p.name + ": GPU condition '" + std::string(item) +
+                            "' is not sm_XY or sm_XY+ (a compute capability, e.g. sm_90 or sm_80+)");
+            p.sm = static_cast<int>(*sm);
+            continue;
+        }
+        const auto eq = item.find('=');
+        if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
+            return fail("preset " + p.name + ": expected NAME=VALUE settings (and an optional sm_XY condition first), got '" +
+                        std::string(item) + "'");
+        const std::string name(item.substr(0, eq)), value(item.substr(eq + 1));
+        for (const auto& [n, v] : p.values)
+            if (n == name) return fail("preset " + p.name + ": " + name + " is set twice");
+        p.values.emplace_back(name, value);
+    }
+    if (p.values.empty()) return fail("preset " + p.name + ": sets no tunable (expected NAME=VALUE settings)");
+    return p;
+}
+
 ParsedContract parse(std::string_view source) {
     ParsedContract out;
     KernelContract& k = out.contract;
@@ -235,11 +278,21 @@ ParsedContract parse(std::string_view source) {
                             k.tunables.push_back(p->tunable);
                         }
                     }
+                } else if (keyword == "preset") {
+                    if (auto p = parse_preset(c, line_no, k.errors)) {
+                        const auto dup = std::find_if(k.presets.begin(), k.presets.end(),
+                                                      [&](const Preset& q) { return q.name == p->name; });
+                        if (dup != k.presets.end())
+                            k.errors.push_back({line_no, "preset " + p->name + ": declared again (first on line " +
+                                                             std::to_string(dup->line) + ")"});
+                        else
+                            k.presets.push_back(std::move(*p));
+                    }
                 } else if (keyword.empty()) {
-                    k.errors.push_back({line_no, "@autokernel: expected 'type' or 'tunable'"});
+                    k.errors.push_back({line_no, "@autokernel: expected 'type', 'tunable' or 'preset'"});
                 } else {
                     k.errors.push_back({line_no, "@autokernel: unknown keyword '" + std::string(keyword) +
-                                                     "' (expected 'type' or 'tunable')"});
+                                                     "' (expected 'type', 'tunable' or 'preset')"});
                 }
             }
         }
@@ -265,6 +318,17 @@ ParsedContract parse(std::string_view source) {
                                                     " is not in " + t.when + "'s " + join_allowed(other->allowed)});
         }
     }
+    // A preset sets declared tunables to allowed values.
+    for (const Preset& p : k.presets) {
+        for (const auto& [name, value] : p.values) {
+            const Tunable* t = k.find(name);
+            if (!t)
+                k.errors.push_back({p.line, "preset " + p.name + ": " + name + " is not a declared tunable"});
+            else if (std::find(t->allowed.begin(), t->allowed.end(), value) == t->allowed.end())
+                k.errors.push_back({p.line, "preset " + p.name + ": " + name + "=" + value + " is not in " +
+                                                join_allowed(t->allowed)});
+        }
+    }
     return out;
 }
 
@@ -280,6 +344,22 @@ std::string dtype_define(DType dtype) {
 }
 
 }  // namespace
+
+bool preset_applies(const Preset& preset, std::string_view compute_capability) {
+    if (preset.sm == 0) return true;
+    const auto dot = compute_capability.find('.');
+    if (dot == std::string_view::npos) return false;
+    const auto major = parse_int(compute_capability.substr(0, dot));
+    const auto minor = parse_int(compute_capability.substr(dot + 1));
+    if (!major || !minor || *major < 1 || *minor < 0 || *minor > 9) return false;
+    const int sm = static_cast<int>(*major * 10 + *minor);
+    return preset.sm_or_newer ? sm >= preset.sm : sm == preset.sm;
+}
+
+std::string preset_condition_text(const Preset& preset) {
+    if (preset.sm == 0) return "every GPU";
+    return "sm_" + std::to_string(preset.sm) + (preset.sm_or_newer ? "+" : "");
+}
 
 const Tunable* KernelContract::find(std::string_view name) const {
     for (const auto& t : tunables)

@@ -13,6 +13,14 @@
 //   // @autokernel tunable STAGES = 4 {2, 3, 4, 5} tier 2 when MMA=3 -- TMA ring depth
 // The search agent leaves it alone while OTHER has none of those values (its changes would compile to
 // the same kernel). OTHER must be a declared tunable without a `when` of its own.
+//
+// A preset is a known-good configuration, e.g. one measured on a GPU generation:
+//   // @autokernel preset hopper sm_90 MMA=3 BLOCK_M=128 BLOCK_N=256 STAGES=4 -- 0.99x cuBLAS at 4096^3
+// NAME, then an optional GPU condition (sm_90: compute capability 9.0 only, as code for sm_90a needs;
+// sm_80+: 8.0 or newer; none: every GPU), then one or more NAME=VALUE settings of declared tunables with
+// allowed values (each tunable once). Unnamed tunables keep the value of the configuration the preset
+// is applied to. The search agent evaluates the presets valid for the session's GPU, in the order
+// written, before its sweep; each is an experiment like any other (kept only when it is faster).
 #include "analysis/dtype.h"
 #include "engine/kernel_type.h"
 
@@ -34,6 +42,22 @@ struct Tunable {
     int line = 0;                      // 1-based line of the annotation
 };
 
+struct Preset {
+    std::string name;                                          // a C identifier, unique in the file
+    int sm = 0;                                                // compute capability x 10; 0 = every GPU
+    bool sm_or_newer = false;                                  // sm_XY+: that capability or newer
+    std::vector<std::pair<std::string, std::string>> values;   // tunable -> value, in the order written
+    std::string help;
+    int line = 0;
+};
+
+// Whether `preset` is meant for a GPU of compute capability `compute_capability` ("9.0"). A preset
+// with a condition does not apply when the capability is unknown ("") or malformed.
+bool preset_applies(const Preset& preset, std::string_view compute_capability);
+
+// "sm_90", "sm_80+" or "every GPU".
+std::string preset_condition_text(const Preset& preset);
+
 struct ContractError {
     int line = 0;         // 1-based
     std::string message;  // names the problem, e.g. "VEC = 3 is not in {1, 2, 4, 8}"
@@ -43,6 +67,7 @@ struct KernelContract {
     std::optional<KernelType> type;
     int type_line = 0;
     std::vector<Tunable> tunables;
+    std::vector<Preset> presets;        // in the order written
     std::vector<ContractError> errors;  // empty when every annotation parsed
 
     bool ok() const { return errors.empty(); }

@@ -37,6 +37,7 @@ struct AgentContext {
     std::string contract;                      // kernels/README.md
     std::string roofline;                      // one paragraph: bound, % of peak, % of ceilings
     std::string gpu;                           // device name
+    std::string gpu_compute_capability;        // "9.0" (session.json), or "" when not recorded
     std::string dtype = "fp16";                // timing dtype
 };
 

@@ -170,6 +170,8 @@ struct LoopController::Impl {
     std::map<std::string, std::string> exhausted;      // kernel -> why the agent has nothing to try
     std::set<std::string> announced_moved_on;          // kernels whose move-on was logged
     std::map<std::string, std::vector<Shape>> timing_shapes;  // parsed KernelEntry::shapes
+    std::optional<int> per_kernel_budget;              // LoopBudget::max_experiments_per_kernel of run()
+    std::map<std::string, int> run_experiments;        // kernel -> evaluated experiments in this run
 
     Impl(Session& s, Evaluator& e, std::unique_ptr<Agent> a, LoopOptions o)
         : session(s), evaluator(e), agent(std::move(a)), options(std::move(o)) {
@@ -246,9 +248,13 @@ struct LoopController::Impl {
         for (KernelStatus& s : out) {
             if (const auto it = failed_proposals.find(s.kernel.name); it != failed_proposals.end())
                 s.progress.consecutive_reverts += it->second;
+            const auto spent = run_experiments.find(s.kernel.name);
             if (const auto it = exhausted.find(s.kernel.name); it != exhausted.end()) {
                 s.moved_on = true;
                 s.moved_on_reason = it->second;
+            } else if (per_kernel_budget && spent != run_experiments.end() && spent->second >= *per_kernel_budget) {
+                s.moved_on = true;
+                s.moved_on_reason = "its budget of " + std::to_string(*per_kernel_budget) + " experiments in this run is spent";
             } else if (const auto reason = should_move_on(s.progress, effective_move_on())) {
                 s.moved_on = true;
                 s.moved_on_reason = *reason;
@@ -468,6 +474,7 @@ struct LoopController::Impl {
             if (const auto it = shares.find(best->number); it != shares.end()) pct = it->second;
         c.roofline = roofline_paragraph(best, pct);
         c.gpu = session.info().gpu;
+        c.gpu_compute_capability = session.info().gpu_compute_capability;
         c.dtype = options.timing_dtype;
         return c;
     }
@@ -611,6 +618,7 @@ struct LoopController::Impl {
 
         const Experiment recorded = session.record(NewExperiment{kernel, proposal.source, m, "", shape_timings_of(result)});
         ++experiments_run;
+        ++run_experiments[kernel];
         if (!failure.empty()) {
             failure_details[recorded.number] = failure;
             while (failure_details.size() > kFailureDetailsKept) failure_details.erase(failure_details.begin());
@@ -633,6 +641,8 @@ struct LoopController::Impl {
         step_pending = false;
         failed_in_a_row = 0;
         const int run_start = experiments_run;
+        per_kernel_budget = budget.max_experiments_per_kernel;
+        run_experiments.clear();
         Clock::duration active{};  // time outside Paused
         set_state(paused ? LoopState::Paused : LoopState::Running);
         log("loop started on session " + session.dir().string() + " with agent " + agent->name());

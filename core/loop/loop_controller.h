@@ -98,6 +98,9 @@ public:
 // failed proposals do not. Time is the run's time outside Paused.
 struct LoopBudget {
     std::optional<int> max_experiments;                          // new experiments in this run
+    // New experiments of one kernel in this run: a kernel that has had them is moved on from ("its
+    // budget of N experiments in this run is spent"), so one run reaches every kernel of a session.
+    std::optional<int> max_experiments_per_kernel;
     std::optional<std::chrono::steady_clock::duration> max_time;
 };
 

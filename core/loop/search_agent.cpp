@@ -54,6 +54,7 @@ using Config = std::vector<std::string>;  // one value per tunable, in contract 
 
 struct Space {
     std::vector<Dimension> dims;
+    std::vector<Preset> presets;     // the contract's, in the order written
     Config base;                     // the current best's values
     std::vector<std::string> notes;  // steering problems, for the log
 };
@@ -66,6 +67,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 Space build_space(const KernelContract& contract, const Steering& steering) {
     Space space;
+    space.presets = contract.presets;
     std::vector<std::string> declared;
     for (const auto& t : contract.tunables) declared.push_back(t.name);
     for (const auto& t : contract.tunables) {
@@ -256,6 +258,9 @@ struct SearchAgent::Impl {
     std::string momentum_base;
     std::string momentum;
     bool last_step_pair = false;
+    bool last_step_held = false;
+    // Presets proposed by this instance ("<kernel>/<preset>"); the history covers earlier runs.
+    std::set<std::string> presets_proposed;
     // (base sha, config key) -> candidate sha.
     std::unordered_map<std::string, std::string> sha_memo;
 
@@ -407,6 +412,70 @@ struct SearchAgent::Impl {
         return cand;
     }
 
+    // ---- presets ----------------------------------------------------------------------------------
+
+    struct PresetStep {
+        Config config;
+        std::string id;           // "<kernel>/<preset>"
+        std::string description;  // "search: preset NAME (sm_90): A 0->3, B 64->256"
+    };
+
+    // The first preset of the contract not yet tried on this kernel (neither by this instance nor in the
+    // kernel's history, whose description starts "search: preset NAME "), meant for the session's GPU,
+    // allowed by the steering and giving a configuration that is neither the best nor evaluated before.
+    // Presets passed over are logged once with the reason.
+    std::optional<PresetStep> next_preset(const AgentContext& ctx, const Space& space) {
+        for (const Preset& p : space.presets) {
+            const std::string id = ctx.kernel.name + "/" + p.name;
+            if (presets_proposed.count(id)) continue;
+            const std::string prefix = "search: preset " + p.name + " ";
+            if (std::any_of(ctx.history.begin(), ctx.history.end(),
+                            [&](const Experiment& e) { return starts_with(e.description, prefix); }))
+                continue;
+            const std::string what = "search: preset " + p.name + " (" + preset_condition_text(p) + ") of " + ctx.kernel.name;
+            if (!preset_applies(p, ctx.gpu_compute_capability)) {
+                log_once(what + " is not for this GPU (" +
+                         (ctx.gpu_compute_capability.empty() ? std::string("the session records no compute capability")
+                                                             : "compute capability " + ctx.gpu_compute_capability) +
+                         "); passed over");
+                continue;
+            }
+            Config c = space.base;
+            for (const auto& [name, value] : p.values)
+                for (std::size_t i = 0; i < space.dims.size(); ++i)
+                    if (space.dims[i].name == name) c[i] = value;
+            c = canonical(space, c);
+            if (!in_space(space, c)) {
+                log_once(what + " sets a tunable the steering holds (frozen, outside the focus tier or its range); passed over");
+                continue;
+            }
+            if (c == space.base) {
+                log_once(what + ": the current best already has its values");
+                continue;
+            }
+            if (covered(ctx, space, c)) {
+                log_once(what + ": its configuration was evaluated before");
+                continue;
+            }
+            return PresetStep{c, id, "search: preset " + p.name + " (" + preset_condition_text(p) + "): " + changes_text(space, c)};
+        }
+        return std::nullopt;
+    }
+
+    // The next preset as a candidate (remembered as proposed), or nullopt when none is left.
+    std::optional<Candidate> propose_preset(const AgentContext& ctx, const Space& space) {
+        auto step = next_preset(ctx, space);
+        if (!step) return std::nullopt;
+        presets_proposed.insert(step->id);
+        auto candidate = make_candidate(ctx, space, step->config, step->description);
+        // Not a sweep step: no momentum on any tunable after a kept preset, and the sweep's "the best
+        // changed" line refers to it.
+        last_step_sha = candidate.sha;
+        last_step_dim.clear();
+        last_base_sha = sha256_hex(ctx.best_source);
+        return candidate;
+    }
+
     // ---- sweep ------------------------------------------------------------------------------------
 
     struct SweepStep {
@@ -414,7 +483,29 @@ struct SearchAgent::Impl {
         int tier = 0;
         std::size_t dim = 0;
         bool pair = false;  // a lookahead step: two tunables differ from the best
+        bool held = false;  // a tunable the kept preset set (swept after the others)
     };
+
+    // The tunables whose values in the best come from the newest kept preset of this kernel (the
+    // history's "search: preset NAME ..." experiments): a preset is a measured point for exactly those,
+    // so the sweep tunes the other tunables first and comes back to these after.
+    std::vector<bool> held_by_preset(const AgentContext& ctx, const Space& space) const {
+        std::vector<bool> held(space.dims.size(), false);
+        const std::string prefix = "search: preset ";
+        for (auto it = ctx.history.rbegin(); it != ctx.history.rend(); ++it) {
+            if (it->outcome != Outcome::Kept || !starts_with(it->description, prefix)) continue;
+            const std::string rest = it->description.substr(prefix.size());
+            const std::string name = rest.substr(0, rest.find(' '));
+            for (const Preset& p : space.presets) {
+                if (p.name != name) continue;
+                for (const auto& [tunable, value] : p.values)
+                    for (std::size_t i = 0; i < space.dims.size(); ++i)
+                        if (space.dims[i].name == tunable && space.base[i] == value) held[i] = true;
+            }
+            break;
+        }
+        return held;
+    }
 
     // How many of the most promising reverted single changes the lookahead builds on.
     static constexpr std::size_t kLookaheadNeighbours = 2;
@@ -484,10 +575,15 @@ struct SearchAgent::Impl {
         std::set<int> tiers;
         for (const auto& d : space.dims)
             if (d.free) tiers.insert(d.tier);
-        for (int tier : tiers)
-            for (std::size_t i = 0; i < space.dims.size(); ++i)
-                if (space.dims[i].free && space.dims[i].tier == tier)
-                    if (auto step = try_dim(i)) return step;
+        const std::vector<bool> held = held_by_preset(ctx, space);
+        for (const bool held_pass : {false, true})
+            for (int tier : tiers)
+                for (std::size_t i = 0; i < space.dims.size(); ++i)
+                    if (space.dims[i].free && space.dims[i].tier == tier && held[i] == held_pass)
+                        if (auto step = try_dim(i)) {
+                            step->held = held_pass;
+                            return step;
+                        }
         return next_pair(ctx, space, tiers);
     }
 
@@ -510,15 +606,19 @@ struct SearchAgent::Impl {
                     log("search: the best changed; sweeping again from tier " + std::to_string(step->tier));
             }
             last_base_sha = base_sha;
+        } else if (step->held && !last_step_held) {
+            log("search: every single change of the tunables the kept preset did not set was evaluated; now the "
+                "preset's own settings, from tier " + std::to_string(step->tier));
         } else if (step->pair && !last_step_pair) {
             log("search: every single change of the best was evaluated without a keep; trying pairs with the "
                 "reverted changes that were faster at the primary shape");
-        } else if (!step->pair && step->tier != last_tier) {
+        } else if (!step->pair && step->held == last_step_held && step->tier != last_tier) {
             log("search: tier " + std::to_string(last_tier) + " exhausted without a keep; moving on to tier " +
                 std::to_string(step->tier));
         }
         last_tier = step->tier;
         last_step_pair = step->pair;
+        last_step_held = step->held;
         auto candidate = make_candidate(ctx, space, step->config,
                                         step->pair ? "search: " + changes_text(space, step->config) + " (pair)"
                                                    : "search: " + d.name + " " + space.base[step->dim] + "->" +
@@ -720,8 +820,11 @@ Proposal SearchAgent::propose(const AgentContext& context) {
     Proposal p;
     auto space = d.space_for(context, p.failure);
     if (!space) return p;
-    std::optional<Candidate> c = d.settings.strategy == SearchStrategy::Evolve ? d.propose_evolve(context, *space, p.failure)
-                                                                               : d.propose_sweep(context, *space, p.failure);
+    // The contract's presets for this GPU first, then the strategy.
+    std::optional<Candidate> c = d.propose_preset(context, *space);
+    if (!c)
+        c = d.settings.strategy == SearchStrategy::Evolve ? d.propose_evolve(context, *space, p.failure)
+                                                          : d.propose_sweep(context, *space, p.failure);
     if (!c) return p;
     // Seen from now on, in this instance; observe() persists it with its result.
     SearchRecord r;
@@ -782,6 +885,7 @@ bool SearchAgent::exhausted(const AgentContext& context) const {
         d.log_once(failure);
         return true;
     }
+    if (d.next_preset(context, *space)) return false;
     if (d.settings.strategy == SearchStrategy::Sweep) return !d.next_sweep(context, *space).has_value();
     const std::uint64_t size = space_size(*space);
     return size == 0 || d.seen_in_space(context, *space) >= size;

@@ -21,6 +21,16 @@
 //            evaluated configurations (Hamming distance) were fastest. Fitness is the median latency at
 //            the kernel's primary shape; anything that did not pass counts as the worst.
 //
+// Presets: before either strategy, the agent proposes the contract's presets (// @autokernel preset,
+// engine/kernel_contract.h) whose GPU condition holds for the session's compute capability, in the order
+// written, each applied to the current best (tunables a preset does not name keep the best's values).
+// Each is one experiment, described "search: preset NAME (sm_90): A 0->3, ...", and kept like any other
+// candidate only when it is faster; the sweep then climbs from whatever is best. When the best holds a
+// kept preset's values, the sweep tries the tunables that preset did not set first (the preset is a
+// measured point for the ones it sets) and the preset's own after them. A preset is tried once
+// per kernel (the history's descriptions say which were), and passed over, with a log line, when it is
+// for another GPU, sets a tunable the steering holds, or gives the best or an evaluated configuration.
+//
 // Variants: a tunable declared with `when OTHER=V` (kernel_contract.h) is left alone while the
 // configuration's OTHER has another value (the sweep does not try it, a pair does not combine it, evolve
 // sets it back to the best's value), so a switch to another structure is not followed by evaluations of

@@ -75,6 +75,15 @@ std::vector<TypeCoverage> aggregate_coverage(const VerifyMeasurement& m) {
     return out;
 }
 
+std::optional<std::string> faster_only_skip_reason(std::optional<double> kernel_speedup, double min_speedup) {
+    if (!kernel_speedup) return std::string("no measured speedup");
+    if (*kernel_speedup <= 1.0) return "not faster than PyTorch (" + format_fixed(*kernel_speedup, 2) + "x)";
+    if (*kernel_speedup <= min_speedup)
+        return "within " + format_fixed((min_speedup - 1.0) * 100.0, 0) + " % of PyTorch (" +
+               format_fixed(*kernel_speedup, 2) + "x; --faster-only needs more than " + format_fixed(min_speedup, 2) + "x)";
+    return std::nullopt;
+}
+
 std::optional<double> predict_speedup(const std::vector<VerifyKernelRow>& kernels) {
     std::vector<double> fractions, speedups;
     for (const auto& k : kernels) {

@@ -48,6 +48,12 @@ struct TypeCoverage {
 // Per type, over every kernel of that type and the type's fallbacks, in kernel-type order.
 std::vector<TypeCoverage> aggregate_coverage(const VerifyMeasurement& m);
 
+// `verify --faster-only`: why a kernel with this best speedup over PyTorch (at the session's shapes) is
+// not substituted, or nullopt when it is: it must beat PyTorch by more than `min_speedup` (1.05 by
+// default: a kernel within a few percent of PyTorch at its own shapes may lose in the model, where its
+// calls can need layout copies or meet a warm L2 that the session's timing does not see).
+std::optional<std::string> faster_only_skip_reason(std::optional<double> kernel_speedup, double min_speedup);
+
 // Amdahl's law over the substituted kernels with a known share: 1 / (1 - sum f_i (1 - 1/s_i)), kernels
 // without a measured speedup counting as 1x. nullopt when no kernel has a share. Throws Error(Usage) when the
 // shares add up to more than 1 or a speedup is not positive.

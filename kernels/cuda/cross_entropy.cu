@@ -40,6 +40,53 @@
 //                 nine exponentials the one-pass row spends on every eight elements. FAST_EXP = 2 folds the
 //                 max into the scale: ex2(x * log2 e - max * log2 e), one FMA + MUFU.EX2 per element
 //                 (ak_exp_shifted) instead of a subtraction, a multiply and MUFU.EX2.
+//   MIN_BLOCKS    the blocks per SM that __launch_bounds__ must leave registers for (0: PERSISTENT's or
+//                 SMEM_ROW's count, else 1, which lets the compiler take 64+ registers and halve the threads
+//                 an SM holds). More resident threads: more loads in flight while others compute.
+//   PIPE = 1      (ONLINE streamed rows) software pipelining in registers: each thread issues its next
+//                 batch of UNROLL vector loads before it converts and folds the current one, so its loads
+//                 stay in flight while it computes (the plain loop waits for every batch it uses).
+//   RING > 0      (sm_90) a TMA ring: one extra producer warp streams the 16-byte-aligned body of each of
+//                 the block's rows (PERSISTENT: its rows in turn; else its one row, the hardware scheduling
+//                 blocks as they finish) into RING stages of RING_KB KiB of shared memory with bulk
+//                 copies (cp.async.bulk, completing on a "full" mbarrier per stage, under the L2
+//                 evict-first policy with LOAD = 2), while the BLOCK_THREADS consumer threads fold each
+//                 stage from shared memory and release it on an "empty" mbarrier (one arrival per warp).
+//                 Memory requests no longer wait on the exponentials: the copy engine keeps RING stages in
+//                 flight per block whatever the consumers do. Bulk copies need 16-byte addresses and sizes,
+//                 and a row of 50257 fp16 logits starts at any even address, so each row is peeled: its
+//                 head (up to the first 16-byte boundary) and tail (past the last one), under 16 bytes
+//                 each, are read by consumer threads with ordinary loads issued as the row starts. The ring
+//                 always folds in one pass (running max and sum; ONLINE does not matter). Measured on the
+//                 H200 (2026-12-03): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers is
+//                 the fastest cross_entropy (90.3 % of copy at 8192x50257); persistent rings, SPLIT, deeper
+//                 or wider rings were slower. Tier 1, so the search agent tries it from the starter.
+//   SPLIT = 1     (RING, PERSISTENT, FUSED_MEAN) balances the persistent blocks exactly: the rows x stages
+//                 units of the tensor are cut into gridDim.x equal contiguous shares, so a block's first and
+//                 last rows may be partial. A partial row's (max, sum) goes to the block's slot in the
+//                 workspace; the last block (the fused mean) combines each split row's slots in block order
+//                 (deterministic) before it averages. Without it, 8192 rows on 264 blocks leave 8 blocks a
+//                 32nd row while the others idle, and 4096 rows on 264 half of them a 16th.
+//   MAX2 = 1      (RING, FAST_EXP = 2; fp16 / bf16 rows) each stage's max on the packed values: max.f16x2 /
+//                 max.bf16x2 take two lanes per instruction (7 + 3 instructions for a thread's 16 values of an
+//                 8 KiB stage instead of 15 FMNMX); fp32 rows are unchanged.
+//   EXP2X = 1     (FAST_EXP = 2, ONLINE) two exponentials per MUFU op: the two FMA-shifted arguments are packed
+//                 into one f16x2 register (cvt.rn.f16x2.f32), ex2.approx.f16x2 gives both results, which are
+//                 widened and added in fp32. Half the MUFU.EX2 issue for fp16 and bf16 rows (fp32 rows keep the
+//                 fp32 ex2: EXP2X changes nothing there). The cost is accuracy: the argument t = (x - max) * log2 e
+//                 is rounded to fp16 (error up to |t| * 2^-11, 0.07 % of a term at t = -3) and so is 2^t (2^-11
+//                 relative). Both roundings are unbiased, so over a row of 50257 varied logits they average out
+//                 (simulated: 6e-7 relative loss error for N(0, 2^2) logits), but rows of few distinct values
+//                 keep them (the adversarial fp16 rows near 1000 with spacing 0.5: 2.1e-5, a fifth of the 1e-4
+//                 tolerance, before the MUFU's own approximation error). Terms below 2^-24 of the row's max flush
+//                 to zero (fp16 subnormals end there): a row whose mass lies 17..24 binades below its max
+//                 would lose it all (up to 50257 * 2^-24 = 3e-3 of the sum) -- outside the harness's inputs,
+//                 not outside every input, which is why EXP2X is an opt-in tunable and not the default.
+//                 bf16x2 (ex2.approx.ftz.bf16x2) is not offered: its 8-bit results alone simulate to 5e-5.
+//   POLY_EXP = n  (FAST_EXP = 2, ONLINE) n of every 8 exponentials on the FMA pipe (FlashAttention-4 style):
+//                 Cody-Waite split t = rint(t) + f, 2^f by a degree-4 polynomial (relative error <= 2.7e-6),
+//                 rint(t) added to the exponent bits. About ten FMA/ALU instructions instead of one MUFU
+//                 op, for rows where MUFU.EX2 (16 per clock per SM) rather than issue is the limit.
 // and one of the mean:
 //   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
@@ -49,7 +96,7 @@
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
 // @autokernel tunable PREFETCH = 0 {0, 1} tier 1 -- streamed rows: the block's share of the row prefetched into L2 at the start (cp.async.bulk.prefetch.L2, sm_90)
-// @autokernel tunable PERSISTENT = 0 {0, 1, 2} tier 1 -- 0: one block per row; 1, 2: persistent blocks per SM looping over streamed rows (with PREFETCH: the next row prefetched)
+// @autokernel tunable PERSISTENT = 0 {0, 1, 2, 3, 4} tier 1 -- 0: one block per row; 1..4: persistent blocks per SM looping over streamed rows (with PREFETCH: the next row prefetched)
 // @autokernel tunable BLOCK_THREADS = 256 {32, 64, 128, 256, 512, 1024} tier 1 -- threads per block of the row stage
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8, 16, 32} tier 1 -- rows per block (threads per row = BLOCK_THREADS / ROWS_PER_BLOCK)
 // @autokernel tunable MEAN_THREADS = 1024 {128, 256, 512, 1024} tier 1 -- threads of the single block that averages the row losses
@@ -62,8 +109,20 @@
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
+// @autokernel tunable MIN_BLOCKS = 0 {0, 1, 2, 3, 4, 5, 6, 8, 12, 16} tier 2 -- blocks per SM the registers must leave room for (__launch_bounds__; 0: what PERSISTENT / SMEM_ROW need)
+// @autokernel tunable RING = 0 {0, 2, 3, 4, 6, 8} tier 1 -- rows streamed by a producer warp's bulk copies (TMA) through RING shared-memory stages (0: off; sm_90)
+// @autokernel tunable RING_KB = 8 {4, 8, 16, 32} tier 2 -- KiB per RING stage
+// @autokernel tunable SPLIT = 0 {0, 1} tier 2 -- RING + PERSISTENT: every block streams an equal share of all rows' stages (rows split across blocks, no tail of whole rows)
+// @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
+// @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
+// @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
+// @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
+// @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
+#if RING > 0
+#include <autokernel/hopper.cuh>
+#endif
 
 #ifndef BLOCK_THREADS
 #define BLOCK_THREADS 256
@@ -110,6 +169,30 @@
 #ifndef PERSISTENT
 #define PERSISTENT 0
 #endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 0
+#endif
+#ifndef PIPE
+#define PIPE 0
+#endif
+#ifndef RING
+#define RING 0
+#endif
+#ifndef EXP2X
+#define EXP2X 0
+#endif
+#ifndef SPLIT
+#define SPLIT 0
+#endif
+#ifndef MAX2
+#define MAX2 0
+#endif
+#ifndef POLY_EXP
+#define POLY_EXP 0
+#endif
+#ifndef RING_KB
+#define RING_KB 8
+#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -149,29 +232,68 @@ static_assert(LOAD >= 0 && LOAD <= 2, "LOAD: 0 (plain), 1 (streaming) or 2 (read
 static_assert(LOAD != 2, "LOAD = 2 uses L2 cache policies (createpolicy): it needs sm_80 or newer");
 #endif
 static_assert(PREFETCH == 0 || PREFETCH == 1, "PREFETCH: 0 or 1");
-static_assert(PERSISTENT >= 0 && PERSISTENT <= 2, "PERSISTENT: 0, 1 or 2 blocks per SM");
+static_assert(PERSISTENT >= 0 && PERSISTENT <= 4, "PERSISTENT: 0 (one block per row) or 1..4 blocks per SM");
 static_assert(PERSISTENT == 0 || (ROWS_PER_BLOCK == 1 && CLUSTER == 1 && SMEM_ROW == 0 && ROW_CACHE == 0),
               "PERSISTENT loops one streamed row per block at a time: it needs ROWS_PER_BLOCK = 1, CLUSTER = 1, "
               "SMEM_ROW = 0 and ROW_CACHE = 0");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(PREFETCH == 0, "PREFETCH uses the bulk L2 prefetch (cp.async.bulk.prefetch.L2): it needs sm_90 or newer");
 #endif
+static_assert(MIN_BLOCKS >= 0 && MIN_BLOCKS * BLOCK_THREADS <= 2048,
+              "MIN_BLOCKS: 0 or a number of blocks per SM whose threads fit in one SM (MIN_BLOCKS * BLOCK_THREADS <= 2048)");
+static_assert(MIN_BLOCKS == 0 || MIN_BLOCKS >= PERSISTENT,
+              "MIN_BLOCKS must leave room for the PERSISTENT blocks per SM that the grid launches at once");
+static_assert(PIPE == 0 || PIPE == 1, "PIPE: 0 or 1");
+static_assert(PIPE == 0 || ONLINE == 1, "PIPE double-buffers the one-pass row's loads: it needs ONLINE = 1");
+static_assert(EXP2X == 0 || EXP2X == 1, "EXP2X: 0 or 1");
+static_assert(POLY_EXP >= 0 && POLY_EXP <= 4, "POLY_EXP: 0..4 of every 8 exponentials");
+static_assert((EXP2X == 0 && POLY_EXP == 0) || (FAST_EXP == 2 && (ONLINE == 1 || RING > 0)),
+              "EXP2X and POLY_EXP change the one-pass row's FMA-folded exponentials: they need FAST_EXP = 2 and ONLINE = 1 "
+              "(or RING, which always folds in one pass)");
+static_assert(RING == 0 || RING == 2 || RING == 3 || RING == 4 || RING == 6 || RING == 8, "RING: 0, 2, 3, 4, 6 or 8 stages");
+static_assert(RING_KB == 4 || RING_KB == 8 || RING_KB == 16 || RING_KB == 32, "RING_KB: 4, 8, 16 or 32 KiB per stage");
+static_assert(SPLIT == 0 || SPLIT == 1, "SPLIT: 0 or 1");
+static_assert(MAX2 == 0 || MAX2 == 1, "MAX2: 0 or 1");
+static_assert(MAX2 == 0 || (RING > 0 && FAST_EXP == 2),
+              "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2");
+static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
+              "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
+              "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
+static_assert(RING == 0 || ROWS_PER_BLOCK == 1, "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1");
+static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
+static_assert(RING == 0 || PERSISTENT * RING * RING_KB <= 224,
+              "RING: PERSISTENT blocks of RING * RING_KB KiB must fit in one SM's 228 KB of shared memory");
+static_assert(RING == 0 || (BLOCK_THREADS >= 64 && BLOCK_THREADS <= 512),
+              "RING adds a producer warp to the BLOCK_THREADS consumers: BLOCK_THREADS 64..512");
+static_assert(RING == 0 || (RING_KB * 1024 / 16) % BLOCK_THREADS == 0,
+              "RING: every consumer thread takes the same number of 16-byte vectors of a stage "
+              "(RING_KB * 64 must be a multiple of BLOCK_THREADS)");
+static_assert(RING == 0 || (PIPE == 0 && PREFETCH == 0 && SMEM_ROW == 0 && ROW_CACHE == 0 && CLUSTER == 1),
+              "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW, ROW_CACHE and CLUSTER do not apply");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(RING == 0, "RING uses bulk copies (cp.async.bulk) and mbarrier transaction counts: it needs sm_90 or newer");
+#endif
 static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & (MEAN_THREADS - 1)) == 0,
               "MEAN_THREADS: power of two, 32..1024");
 
+// SPLIT: the workspace holds slots for this many persistent blocks (PERSISTENT <= 4 per SM, 256 SMs); a larger
+// grid traps rather than write past them.
+constexpr int kSplitMaxBlocks = 1024;
+
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
-    /* block */ BLOCK_THREADS, 1, 1,
+    /* block (RING: + the producer warp) */ BLOCK_THREADS + (RING > 0 ? 32 : 0), 1, 1,
     /* grid */ PERSISTENT ? AK_GRID_PERSISTENT : AK_GRID_ROWS, /* rows_per_block */ ROWS_PER_BLOCK,
     /* tile_m, tile_n */ 0, 0,
     /* grid_x (PERSISTENT: blocks per SM), grid_y, grid_z */ PERSISTENT, 0, 0,
-    /* dynamic_smem_bytes */ SMEM_ROW * 1024,
+    /* dynamic_smem_bytes (RING: the stages) */ SMEM_ROW * 1024 + RING * RING_KB * 1024,
     /* cluster: CLUSTER blocks along y share a row (grid.y = CLUSTER) */ 0, CLUSTER > 1 ? CLUSTER : 0, 0,
     /* tma_box_rows */ {0, 0, 0},
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
     /* workspace_bytes_per_row */ 4,  // one fp32 loss per row
-    /* workspace_bytes */ FUSED_MEAN ? 4 : 0,  // FUSED_MEAN: the blocks-done counter after the losses
+    /* workspace_bytes */ FUSED_MEAN ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN: the blocks-done
+    // counter after the losses; SPLIT: then two (max, sum) slots per block
 };
 
 #if !FUSED_MEAN
@@ -191,7 +313,16 @@ template <int THREADS>
 __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
     const float* row_loss = static_cast<const float*>(args.workspace);
     float sum = 0.f;
-    for (int r = threadIdx.x; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
+    int r = threadIdx.x < THREADS ? threadIdx.x : args.rows;  // RING's producer warp adds nothing
+    constexpr int kBatch = 8;  // eight independent L2 loads in flight, then added in row order
+    for (; r + (kBatch - 1) * THREADS < args.rows; r += kBatch * THREADS) {
+        float v[kBatch];
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) v[k] = __ldcg(row_loss + r + k * THREADS);
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) sum += v[k];
+    }
+    for (; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
     sum = ak_group_sum<THREADS>(sum, scratch);
     if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
 }
@@ -203,10 +334,112 @@ __device__ __forceinline__ float finish_loss(const ak_t* x, int cols, long long 
     return logf(sum) + row_max - ak_to_float(x[target]);
 }
 
+// 2^t for t <= 0 on the FMA pipe (POLY_EXP): t = n + f with n = rint(t) (the 1.5 * 2^23 rounding trick) and
+// f in [-0.5, 0.5]; 2^f by a degree-4 polynomial (coefficients fitted here to the relative error of 2^f,
+// at most 2.7e-6 on [-0.5, 0.5]), then n added to the exponent field. t is clamped at -126 so the
+// exponent cannot wrap (2^-126 of the row's max term is below what any sum here can notice).
+__device__ __forceinline__ float exp2_poly(float t) {
+    t = fmaxf(t, -126.f);
+    const float r = t + 12582912.f;  // 1.5 * 2^23: the low mantissa bits of r hold rint(t)
+    const float n = r - 12582912.f;
+    const float f = t - n;
+    float p = fmaf(0.00956051021f, f, 0.0559170392f);
+    p = fmaf(p, f, 0.240249811f);
+    p = fmaf(p, f, 0.693121968f);
+    p = fmaf(p, f, 0.999999191f);
+    return __int_as_float(__float_as_int(p) + (__float_as_int(r) << 23));
+}
+
+// EXP2X: 2^t0 and 2^t1 by one packed half-precision MUFU.EX2 (ex2.approx.f16x2; fp16 and bf16 rows): the
+// arguments and results are rounded to fp16 (see the header for what that costs in accuracy).
+__device__ __forceinline__ void exp2_x2(float t0, float t1, float& e0, float& e1) {
+    asm("{\n.reg .b32 h;\n.reg .b16 lo, hi;\n"
+        "cvt.rn.f16x2.f32 h, %3, %2;\n"  // t1 to the upper half, t0 to the lower
+        "ex2.approx.f16x2 h, h;\n"
+        "mov.b32 {lo, hi}, h;\n"
+        "cvt.f32.f16 %0, lo;\n"
+        "cvt.f32.f16 %1, hi;\n}"
+        : "=f"(e0), "=f"(e1)
+        : "f"(t0), "f"(t1));
+}
+
+// FAST_EXP = 2 with EXP2X and / or POLY_EXP: ak_online_add_fma's fold with some of the exponentials moved
+// off the one-result-per-lane MUFU.EX2: value j goes to the polynomial when j % 8 < POLY_EXP, the others
+// pairwise to the packed ex2 (EXP2X, fp16 / bf16) or one by one to MUFU.EX2. Sums in index order.
+// chunk_max: the max of v (given by the caller that found it another way, MAX2).
+template <int K>
+__device__ __forceinline__ void online_add_mixed(const float (&v)[K], float chunk_max, float& run_max, float& run_sum) {
+    const float new_max = fmaxf(run_max, chunk_max);
+    run_sum *= ak_exp<true>(run_max - new_max);
+    run_max = new_max;
+    const float m_log2e = new_max * 1.4426950408889634f;
+    constexpr bool kPacked = EXP2X != 0 && sizeof(ak_t) == 2;
+    // value j: polynomial when j % 8 < POLY_EXP; the rest of each group of eight in pairs (j, j + 1) from
+    // the group's first MUFU value on (EXP2X), a value left over alone
+    auto poly = [](int j) { return j % 8 < POLY_EXP; };
+    auto pair_first = [&](int j) {
+        return kPacked && !poly(j) && (j % 8 - POLY_EXP) % 2 == 0 && j + 1 < K && (j + 1) % 8 != 0;
+    };
+    float e[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const float t = fmaf(v[j], 1.4426950408889634f, -m_log2e);
+        if (poly(j)) {
+            e[j] = exp2_poly(t);
+        } else if (pair_first(j)) {
+            exp2_x2(t, fmaf(v[j + 1], 1.4426950408889634f, -m_log2e), e[j], e[j + 1]);
+        } else if (j == 0 || !pair_first(j - 1)) {
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e[j]) : "f"(t));
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) run_sum += e[j];
+}
+
 template <int K>
 __device__ __forceinline__ void online_fold(const float (&v)[K], float& run_max, float& run_sum) {
-    if constexpr (FAST_EXP == 2) ak_online_add_fma<K>(v, run_max, run_sum);
-    else ak_online_add<K, kFastExp>(v, run_max, run_sum);
+    if constexpr (FAST_EXP == 2 && (EXP2X != 0 || POLY_EXP != 0)) {
+        float chunk_max = v[0];
+#pragma unroll
+        for (int j = 1; j < K; ++j) chunk_max = fmaxf(chunk_max, v[j]);
+        online_add_mixed<K>(v, chunk_max, run_max, run_sum);
+    } else if constexpr (FAST_EXP == 2) {
+        ak_online_add_fma<K>(v, run_max, run_sum);
+    } else {
+        ak_online_add<K, kFastExp>(v, run_max, run_sum);
+    }
+}
+
+// MAX2 (RING, fp16 / bf16): the max of N raw 16-byte vectors by packed max.f16x2 / max.bf16x2 (two lanes per
+// instruction: 4 N - 1 of them and a final pair instead of 8 N - 1 scalar FMNMX), then widened. The widening
+// is exact and monotone, so it is the same float as the max of the widened values.
+template <int N, int V>
+__device__ __forceinline__ float raw_max2(const ak_vec<V> (&raw)[N]) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(&raw[0]);
+    unsigned m = w[0];
+#pragma unroll
+    for (int i = 1; i < N * 4; ++i) {
+#if defined(AK_DTYPE_BF16)
+        asm("max.bf16x2 %0, %0, %1;" : "+r"(m) : "r"(w[i]));
+#else
+        asm("max.f16x2 %0, %0, %1;" : "+r"(m) : "r"(w[i]));
+#endif
+    }
+    const ak_t* h = reinterpret_cast<const ak_t*>(&m);
+    return fmaxf(ak_to_float(h[0]), ak_to_float(h[1]));
+}
+
+// RING's fold of a full stage's raw vectors: MAX2 finds the chunk max on the packed values, then the
+// FMA-folded exponentials (online_add_mixed, the same sums as online_fold's); otherwise online_fold.
+template <int N, int V>
+__device__ __forceinline__ void online_fold_raw(const ak_vec<V> (&raw)[N], float& run_max, float& run_sum) {
+    float v[N * V];
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) v[j * V + e] = ak_to_float(raw[j].v[e]);
+    if constexpr (MAX2 != 0 && sizeof(ak_t) == 2 && FAST_EXP == 2) online_add_mixed<N * V>(v, raw_max2<N, V>(raw), run_max, run_sum);
+    else online_fold(v, run_max, run_sum);
 }
 
 // PREFETCH: part `p` of the row (split for V-element vectors) on its way into L2, issued by the group.
@@ -214,6 +447,54 @@ template <int V>
 __device__ __forceinline__ void prefetch_part(const ak_t* x, const ak_row_part& p, int lane) {
     ak_prefetch_l2(x + p.begin, (long long)(p.head + p.chunks * V + p.tail) * (long long)sizeof(ak_t), lane,
                    kThreadsPerRow);
+}
+
+// PIPE: ak_part_fold's visit of this thread's elements of part `p` (the same elements, batches and order,
+// so the same bits), with the body software-pipelined: batch b + 1's Unroll vector loads are issued
+// before batch b is converted and folded, so every thread keeps loads in flight while it computes.
+// The batches are held as raw vectors (half the registers of floats in fp16 / bf16).
+template <int V, int STRIDE, int Unroll, int Hint, class Fold>
+__device__ __forceinline__ void part_fold_pipelined(const ak_t* x, const ak_row_part& p, int lane, Fold&& fold) {
+    for (int c = lane; c < p.head; c += STRIDE) {
+        const float v[1] = {ak_to_float(x[p.begin + c])};
+        fold(v);
+    }
+    const ak_t* body = x + p.begin + p.head;
+    constexpr int kSpan = Unroll * STRIDE;  // chunks between a thread's consecutive batches
+    int i = lane;
+    if (i + (Unroll - 1) * STRIDE < p.chunks) {
+        ak_vec<V> cur[Unroll];
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u) cur[u] = ak_load_vec<V, Hint>(body + (i + u * STRIDE) * V);
+        for (;;) {
+            const bool more = i + kSpan + (Unroll - 1) * STRIDE < p.chunks;
+            ak_vec<V> nxt[Unroll];
+            if (more) {
+#pragma unroll
+                for (int u = 0; u < Unroll; ++u) nxt[u] = ak_load_vec<V, Hint>(body + (i + kSpan + u * STRIDE) * V);
+            }
+            float v[Unroll * V];
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u)
+#pragma unroll
+                for (int j = 0; j < V; ++j) v[u * V + j] = ak_to_float(cur[u].v[j]);
+            fold(v);
+            i += kSpan;
+            if (!more) break;
+#pragma unroll
+            for (int u = 0; u < Unroll; ++u) cur[u] = nxt[u];
+        }
+    }
+    for (; i < p.chunks; i += STRIDE) {
+        float v[V];
+        ak_load_to<V, Hint>(body + i * V, v);
+        fold(v);
+    }
+    const ak_t* tail = body + p.chunks * V;
+    for (int c = lane; c < p.tail; c += STRIDE) {
+        const float v[1] = {ak_to_float(tail[c])};
+        fold(v);
+    }
 }
 
 // This thread's share of part `p` of the row (split for V-element vectors) folded into the row's max
@@ -224,7 +505,10 @@ __device__ __forceinline__ void row_stats(const ak_t* x, const ak_row_part& p, i
     row_max = AK_NEG_INF;
     sum = 0.f;
     if constexpr (ONLINE != 0) {
-        ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
+        if constexpr (PIPE != 0)
+            part_fold_pipelined<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
+        else
+            ak_part_fold<V, kThreadsPerRow, kUnroll, LOAD>(x, p, lane, [&](const auto& v) { online_fold(v, row_max, sum); });
         ak_online_group<kThreadsPerRow, kFastExp>(row_max, sum, scratch);
         if constexpr (CLUSTER > 1) ak_cluster_online<CLUSTER, kFastExp>(row_max, sum, xch, slot, lane == 0);
     } else {
@@ -357,16 +641,247 @@ __device__ __forceinline__ void persistent_rows(const ak_cross_entropy_args& arg
     }
 }
 
-// PERSISTENT blocks must all be resident at once (the grid is sized for it): the register budget allows it.
-constexpr int kMinBlocks = PERSISTENT > 0 ? PERSISTENT : kStageBlocks;
+#if RING > 0
+// RING: the producer warp's bulk copy of `bytes` (a multiple of 16) from global `src` (16-byte aligned) into
+// shared memory at `dst`, completing on mbarrier `bar`; LOAD = 2 marks the lines evict-first in L2.
+__device__ __forceinline__ void ring_copy(unsigned dst, const void* src, unsigned bytes, unsigned bar,
+                                          unsigned long long policy) {
+    if constexpr (LOAD == 2)
+        asm volatile(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+            "l"(src), "r"(bytes), "r"(bar), "l"(policy)
+            : "memory");
+    else
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                     "l"(src), "r"(bytes), "r"(bar)
+                     : "memory");
+}
 
-extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kMinBlocks) ak_kernel0(ak_cross_entropy_args args) {
-    __shared__ float scratch[BLOCK_THREADS / 32];
+// RING: the stages of a row, RING_KB KiB of its 16-byte-aligned body each (the same count for every row:
+// the longest body a row of `cols` can have; a shorter body's last stage may be empty), at least one.
+__device__ __forceinline__ int ring_stages_per_row(int cols) {
+    const long long body = (long long)cols * (long long)sizeof(ak_t) / 16 * 16;
+    const int stages = int((body + RING_KB * 1024 - 1) / (RING_KB * 1024));
+    return stages > 0 ? stages : 1;  // a row under 16 bytes: one empty stage, its elements all head or tail
+}
+
+// RING: calls f(row, s0, s1, span) for each part of a row this block streams: stages [s0, s1) of `row`, the
+// block's span-th part. Without SPLIT, whole rows blockIdx.x, + gridDim.x, ... (one row each without
+// PERSISTENT); with SPLIT, the contiguous share [U * b / G, U * (b + 1) / G) of the U = rows * stages units of
+// the whole tensor (row-major), so only the first and the last part of a block can be partial rows.
+template <class F>
+__device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& args, F&& f) {
+    const int stages = ring_stages_per_row(args.cols);
+    if constexpr (SPLIT != 0) {
+        const long long units = (long long)args.rows * stages;
+        long long u = units * blockIdx.x / gridDim.x;
+        const long long end = units * (blockIdx.x + 1) / gridDim.x;
+        for (int span = 0; u < end; ++span) {
+            const long long row = u / stages;
+            const int s0 = int(u - row * stages);
+            const int s1 = end - row * stages < stages ? int(end - row * stages) : stages;
+            f(row, s0, s1, span);
+            u = row * stages + s1;
+        }
+    } else {
+        for (long long row = blockIdx.x; row < args.rows; row += gridDim.x) f(row, 0, stages, 0);
+    }
+}
+
+// SPLIT: block b's partial-row slots, (max, sum) of its first part (slot 0) and of its last (slot 1), after
+// the losses and the blocks-done counter in the workspace.
+__device__ __forceinline__ float* split_slot(const ak_cross_entropy_args& args, long long block, int slot) {
+    return static_cast<float*>(args.workspace) + args.rows + 1 + 4 * block + 2 * slot;
+}
+
+// RING: the last warp copies each part's stages through the RING stages (stage use k: slot k % RING,
+// phase (k / RING) & 1), and the BLOCK_THREADS consumers fold them: thread t takes the stage's 16-byte
+// vectors t, t + BLOCK_THREADS, ... (a fixed assignment, so the sums are reproducible); the part holding
+// stage 0 also folds the row's head and tail (at most one element per thread). The consumers' per-part
+// reduction runs on named barrier 1 (the producer warp never joins it). A whole row's loss goes to the
+// workspace; a partial row's (max, sum) to the block's SPLIT slot, combined by the last block.
+__device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, float* red) {
+    constexpr int kV = AK_STAGE_V;                      // elements per 16-byte vector
+    constexpr int kStageBytes = RING_KB * 1024;
+    constexpr int kPer = kStageBytes / 16 / BLOCK_THREADS;  // vectors per consumer thread of a full stage
+    constexpr int kWarps = BLOCK_THREADS / 32;
+    extern __shared__ __align__(16) unsigned char smem[];  // bulk copies: 16-byte aligned stages
+    __shared__ __align__(8) unsigned long long bars[2 * RING];  // full[RING], then empty[RING]
+    const unsigned full0 = ak_smem_addr(&bars[0]), empty0 = ak_smem_addr(&bars[RING]);
+    const unsigned stage0 = ak_smem_addr(smem);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < RING; ++i) {
+            ak_mbar_init(full0 + 8 * i, 1);             // the producer's arrival + the copy's bytes
+            ak_mbar_init(empty0 + 8 * i, kWarps);       // one arrival per consumer warp
+        }
+        ak_mbar_init_fence();
+    }
+    __syncthreads();
+    const int stages = ring_stages_per_row(args.cols);
+    const int warp = threadIdx.x / 32, lane32 = threadIdx.x % 32;
+
+    if (warp == kWarps) {  // the producer warp: one thread issues every copy
+        if (lane32 == 0) {
+            const unsigned long long policy = LOAD == 2 ? ak_evict_first_policy() : 0ull;
+            unsigned k = 0;
+            ring_for_each_part(args, [&](long long row, int s0, int s1, int) {
+                const ak_t* x = args.logits + row * args.cols;
+                const ak_row_part p = ak_split_row<kV>(x, args.cols);
+                const char* body = reinterpret_cast<const char*>(x + p.head);
+                const long long body_bytes = (long long)p.chunks * 16;
+                for (int st = s0; st < s1; ++st) {
+                    const long long off = (long long)st * kStageBytes;
+                    if (off >= body_bytes) break;  // an empty last stage: nothing to copy, nothing to wait for
+                    const unsigned slot = k % RING;
+                    ak_mbar_wait(empty0 + 8 * slot, ((k / RING) + 1) & 1);  // first round: passes at once
+                    const unsigned bytes = unsigned(body_bytes - off < kStageBytes ? body_bytes - off : kStageBytes);
+                    ak_mbar_expect_tx(full0 + 8 * slot, bytes);
+                    ring_copy(stage0 + slot * kStageBytes, body + off, bytes, full0 + 8 * slot, policy);
+                    ++k;
+                }
+            });
+        }
+        __syncwarp();  // the warp reconverges before the fused mean's __syncthreads
+        return;
+    }
+
+    const int t = threadIdx.x;
+    unsigned k = 0;
+    int parity = 0;  // red's half for this part: two parts' reductions never share it
+    ring_for_each_part(args, [&](long long row, int s0, int s1, int span) {
+        const ak_t* x = args.logits + row * args.cols;
+        const ak_row_part p = ak_split_row<kV>(x, args.cols);
+        const bool whole = s0 == 0 && s1 == stages;
+        // the peeled edges (with stage 0) and the target's logit (whole rows): loads issued now, used at the end
+        const bool has_head = s0 == 0 && t < p.head, has_tail = s0 == 0 && t < p.tail;
+        const ak_t head_v = has_head ? x[t] : ak_t(0.f);
+        const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
+        const long long target = whole ? args.targets[row] : 0;
+        const bool target_ok = target >= 0 && target < args.cols;
+        const ak_t target_v = whole && t == 0 && target_ok ? x[target] : ak_t(0.f);
+
+        float run_max = AK_NEG_INF, run_sum = 0.f;
+        const long long body_bytes = (long long)p.chunks * 16;
+        for (int stg = s0; stg < s1; ++stg) {
+            const long long off = (long long)stg * kStageBytes;
+            if (off >= body_bytes) break;
+            const unsigned slot = k % RING;
+            ak_mbar_wait(full0 + 8 * slot, (k / RING) & 1);
+            const ak_vec<kV>* st = reinterpret_cast<const ak_vec<kV>*>(smem + slot * kStageBytes);
+            if (body_bytes - off >= kStageBytes) {  // a full stage: kPer vectors for every thread, folded at once
+                ak_vec<kV> raw[kPer];
+#pragma unroll
+                for (int j = 0; j < kPer; ++j) raw[j] = st[t + j * BLOCK_THREADS];
+                __syncwarp();
+                if (lane32 == 0) ak_mbar_arrive(empty0 + 8 * slot);  // the loads above are done reading
+                online_fold_raw<kPer, kV>(raw, run_max, run_sum);
+            } else {  // the row's last, partial stage: the vectors below its end, one at a time
+                const int n16 = int((body_bytes - off) / 16);
+#pragma unroll
+                for (int j = 0; j < kPer; ++j) {
+                    if (t + j * BLOCK_THREADS < n16) {
+                        const ak_vec<kV> raw = st[t + j * BLOCK_THREADS];
+                        float v[kV];
+#pragma unroll
+                        for (int e = 0; e < kV; ++e) v[e] = ak_to_float(raw.v[e]);
+                        online_fold(v, run_max, run_sum);
+                    }
+                }
+                __syncwarp();
+                if (lane32 == 0) ak_mbar_arrive(empty0 + 8 * slot);
+            }
+            ++k;
+        }
+        if (has_head) {
+            const float v[1] = {ak_to_float(head_v)};
+            online_fold(v, run_max, run_sum);
+        }
+        if (has_tail) {
+            const float v[1] = {ak_to_float(tail_v)};
+            online_fold(v, run_max, run_sum);
+        }
+        // the consumers' (max, sum) in a fixed order: warps by butterfly, then warp 0..kWarps-1
+        float m = ak_warp_max<32>(run_max);
+        float sum = run_max == AK_NEG_INF ? 0.f : run_sum * ak_exp<kFastExp>(run_max - m);
+        sum = ak_warp_sum<32>(sum);
+        float* r = red + parity * 2 * kWarps;
+        if (lane32 == 0) {
+            r[2 * warp] = m;
+            r[2 * warp + 1] = sum;
+        }
+        ak_named_barrier<BLOCK_THREADS>(1);
+        if (t == 0) {
+            float row_max = r[0];
+            for (int w = 1; w < kWarps; ++w) row_max = fmaxf(row_max, r[2 * w]);
+            float row_sum = 0.f;
+            for (int w = 0; w < kWarps; ++w)
+                row_sum += r[2 * w] == AK_NEG_INF ? 0.f : r[2 * w + 1] * ak_exp<kFastExp>(r[2 * w] - row_max);
+            if (whole) {
+                static_cast<float*>(args.workspace)[row] =
+                    target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000);
+            } else if constexpr (SPLIT != 0) {
+                float* slot = split_slot(args, blockIdx.x, span == 0 ? 0 : 1);
+                slot[0] = row_max;
+                slot[1] = row_sum;
+            }
+        }
+        parity ^= 1;
+    });
+}
+
+// SPLIT, in the last block: the loss of every row split across blocks. The block whose share holds the
+// row's stage 0 (the row is its last part) combines its slot with the first-part slots of the blocks after
+// it, in block order, until the one whose share reaches the row's last stage; one thread per starting block.
+__device__ __forceinline__ void split_finish(const ak_cross_entropy_args& args) {
+    const int stages = ring_stages_per_row(args.cols);
+    const long long units = (long long)args.rows * stages;
+    const long long blocks = gridDim.x;
+    for (long long b = threadIdx.x; b < blocks; b += blockDim.x) {
+        const long long u0 = units * b / blocks, u1 = units * (b + 1) / blocks;
+        if (u0 >= u1) continue;
+        const long long row = (u1 - 1) / stages;  // the block's last part
+        const long long row_begin = row * stages, row_end = row_begin + stages;
+        if (u0 > row_begin || u1 >= row_end) continue;  // it does not start the row, or holds all of it
+        const bool only_part = u0 == row_begin;          // then it is the block's first part too: slot 0
+        float m = __ldcg(split_slot(args, b, only_part ? 0 : 1));
+        float s = __ldcg(split_slot(args, b, only_part ? 0 : 1) + 1);
+        for (long long c = b + 1; c < blocks; ++c) {
+            const long long c0 = units * c / blocks, c1 = units * (c + 1) / blocks;
+            if (c0 >= c1) continue;
+            const float cm = __ldcg(split_slot(args, c, 0)), cs = __ldcg(split_slot(args, c, 0) + 1);
+            const float nm = fmaxf(m, cm);
+            s = (m == AK_NEG_INF ? 0.f : s * ak_exp<kFastExp>(m - nm)) + (cm == AK_NEG_INF ? 0.f : cs * ak_exp<kFastExp>(cm - nm));
+            m = nm;
+            if (c1 >= row_end) break;
+        }
+        const long long target = args.targets[row];
+        const ak_t* x = args.logits + row * args.cols;
+        static_cast<float*>(args.workspace)[row] =
+            target >= 0 && target < args.cols ? logf(s) + m - ak_to_float(x[target]) : __int_as_float(0x7fc00000);
+    }
+}
+#endif
+
+// PERSISTENT blocks must all be resident at once (the grid is sized for it): the register budget allows it.
+// MIN_BLOCKS > 0 asks for more: the compiler caps the registers at 65536 / (MIN_BLOCKS * BLOCK_THREADS).
+constexpr int kMinBlocks = MIN_BLOCKS > 0 ? MIN_BLOCKS : PERSISTENT > 0 ? PERSISTENT : kStageBlocks;
+
+constexpr int kBlockThreads = BLOCK_THREADS + (RING > 0 ? 32 : 0);
+
+extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kernel0(ak_cross_entropy_args args) {
+    // RING: the producer warp joins the fused mean's reduction too (its slot past the consumers' is unused)
+    __shared__ float scratch[RING > 0 ? 2 * kBlockThreads / 32 : BLOCK_THREADS / 32];
+#if RING > 0
+    __shared__ float red[4 * (BLOCK_THREADS / 32)];  // two rows' (max, sum) per consumer warp
+    if (SPLIT != 0 && gridDim.x > kSplitMaxBlocks) __trap();
+    ring_rows(args, red);
+#else
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
     if constexpr (PERSISTENT > 0)
         persistent_rows(args, scratch, xch);
     else
         block_rows(args, scratch, xch);
+#endif
 
     if constexpr (FUSED_MEAN) {
         __shared__ bool last_block;
@@ -379,6 +894,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_THREADS, kMinBlocks) ak_kerne
         __syncthreads();
         if (last_block) {
             __threadfence();
+#if RING > 0 && SPLIT != 0
+            split_finish(args);  // the split rows' losses, before the mean reads them
+            __threadfence();
+            __syncthreads();
+#endif
             write_mean_loss<BLOCK_THREADS>(args, scratch);
         }
     }

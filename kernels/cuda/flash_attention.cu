@@ -9,7 +9,13 @@
 // are taken against 0 then), and a row with l = 0 at the end writes 0. Everything runs in a fixed order,
 // so every variant is bitwise deterministic.
 //
-// Four variants (MMA, tier 3). fp32 data always takes MMA = 0 (exact fp32 on CUDA cores, no TF32).
+// Four variants (MMA, the first tier-1 tunable). fp32 data always takes MMA = 0 (exact fp32 on CUDA cores,
+// no TF32). Search order: the search sweeps tier 1 in declaration order and starts again from the top after
+// every kept change, so the tunables are declared in the order that pays at the target rows: the structure
+// (MMA), the query tile (BLOCK_M, which PINGPONG needs at 128 or 192), then MMA=3's schedule (PERSISTENT,
+// PINGPONG, HEAD_DIM, OVERLAP) before the key tile and the ring depth; LAZY_RESCALE (a loss at most rows
+// measured) is tier 2. Knobs of one structure are declared `when MMA=...`, so none is evaluated under
+// another (and a kept change of one does not make the other structures worth evaluating again).
 //   MMA = 0  plain fp32 FMAs (every dtype), K/V staged as fp32. NUM_WARPS warps, each owning
 //            BLOCK_M / NUM_WARPS query rows, one row at a time: lane j computes the scores of keys
 //            j, j + 32, ... and accumulates output dimensions j, j + 32, ... Running state in shared memory.
@@ -52,15 +58,17 @@
 // @autokernel type flash_attention
 // @autokernel tunable MMA = 0 {0, 1, 2, 3} tier 1 -- 0 fp32 FMA, 1 nvcuda::wmma, 2 mma.sync FA2-class, 3 wgmma+TMA warp-specialized FA3-class (sm_90a)
 // @autokernel tunable BLOCK_M = 64 {16, 32, 64, 128, 192} tier 1 -- query rows per block (MMA=3: 64 per consumer warpgroup)
+// @autokernel tunable PERSISTENT = 0 {0, 1} tier 1 when MMA=3 -- MMA=3: one block per SM walks the work items (query tile, batch * head; causal: longest first), the next item's K/V and Q load during this one's epilogue
+// @autokernel tunable PINGPONG = 0 {0, 1} tier 1 when MMA=3 -- MMA=3, BLOCK_M 128 or 192: the consumer warpgroups take turns on the tensor cores (one's softmax during the other's GEMMs)
+// @autokernel tunable HEAD_DIM = 0 {0, 64, 128} tier 1 when MMA=3 -- MMA=3: 0 compiles the wgmma path for head_dim 64 and 128 (chosen at run time); 64 only for head_dim <= 64 (shared memory sized for it; larger ones run the mma.sync block), 128 for every head_dim (zero-padded)
+// @autokernel tunable OVERLAP = 0 {0, 1} tier 1 when MMA=3 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
 // @autokernel tunable BLOCK_N = 32 {32, 64, 128} tier 1 -- key/value rows per tile
-// @autokernel tunable NUM_WARPS = 4 {1, 2, 4, 8, 12, 16} tier 1 -- warps per block (MMA=2: 16 or 32 query rows each; MMA=3 ignores it)
-// @autokernel tunable STAGES = 2 {1, 2, 3} tier 1 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
-// @autokernel tunable OVERLAP = 0 {0, 1} tier 1 -- MMA=3: the next tile's Q K^T runs on the tensor cores during this tile's softmax (intra-warpgroup pipelining)
-// @autokernel tunable PINGPONG = 0 {0, 1} tier 1 -- MMA=3, BLOCK_M 128 or 192: the consumer warpgroups take turns on the tensor cores (one's softmax during the other's GEMMs)
-// @autokernel tunable LAZY_RESCALE = 0 {0, 1} tier 1 -- MMA=3: the running max moves only when a tile's max exceeds it by 2^8, so the output is rescaled only in the tiles where it moved
-// @autokernel tunable PERSISTENT = 0 {0, 1} tier 1 -- MMA=3: one block per SM walks the work items (query tile, batch * head; causal: longest first), the next item's K/V and Q load during this one's epilogue
-// @autokernel tunable HEAD_DIM = 0 {0, 64, 128} tier 1 -- MMA=3: 0 compiles the wgmma path for head_dim 64 and 128 (chosen at run time); 64 only for head_dim <= 64 (shared memory sized for it; larger ones run the mma.sync block), 128 for every head_dim (zero-padded)
-// @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 -- largest head_dim of MMA=0/1 (sizes their shared memory)
+// @autokernel tunable STAGES = 2 {1, 2, 3} tier 1 when MMA=2|3 -- K/V tiles in flight (MMA=2: cp.async buffers, MMA=3: TMA ring; MMA=0/1 ignore it)
+// @autokernel tunable NUM_WARPS = 4 {1, 2, 4, 8, 12, 16} tier 1 when MMA=0|1|2 -- warps per block (MMA=2: 16 or 32 query rows each; MMA=3 ignores it)
+// @autokernel tunable LAZY_RESCALE = 0 {0, 1} tier 2 when MMA=3 -- MMA=3: the running max moves only when a tile's max exceeds it by 2^8, so the output is rescaled only in the tiles where it moved
+// @autokernel tunable MAX_HEAD_DIM = 128 {64, 128} tier 4 when MMA=0|1 -- largest head_dim of MMA=0/1 (sizes their shared memory)
+// @autokernel preset hopper sm_90 MMA=3 BLOCK_M=128 BLOCK_N=128 STAGES=2 OVERLAP=1 PINGPONG=1 PERSISTENT=1 HEAD_DIM=0 LAZY_RESCALE=1 -- FA3-class, both head_dims: 0.85-1.09x SDPA (cuDNN) fp16 at head_dim 64 and 128, H200 (config B, bench/2026-12-02-h200-compute.md)
+// @autokernel preset hopper_head_dim_64 sm_90 MMA=3 BLOCK_M=128 BLOCK_N=128 STAGES=3 OVERLAP=1 PINGPONG=1 PERSISTENT=1 HEAD_DIM=64 LAZY_RESCALE=0 -- head_dim 64 only: 0.92-1.08x SDPA in bf16, H200 (config A, bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

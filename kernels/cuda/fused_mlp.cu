@@ -20,7 +20,19 @@
 //            full/empty mbarriers, one or two consumer warpgroups (BLOCK_M 64: one, 128: two) with
 //            setmaxnreg. Without tensor maps (D not a multiple of 8 in fp16/bf16, misaligned tensors)
 //            every thread fills one stage with bounds-checked loads in the swizzled layout instead.
+//            SPLIT_TAIL = 2 or 4: the tiles of the last, partial wave (n_tiles % grid of them; 2048 x 5504
+//            in 128 x 128 tiles is 688 = 5 x 132 + 28) are split along F into up to SPLIT_TAIL units of
+//            BLOCK_F / split columns (wgmma N 64 or 32), the split chosen at run time as the largest power
+//            of two <= SPLIT_TAIL whose units still fit one round of the grid (28 tiles: 112 units of 32
+//            columns), so the last wave takes a quarter or half of a tile's time on more SMs instead of a
+//            whole tile's on a fifth of them. The [w_gate; w_up] TMA box is BLOCK_F / SPLIT_TAIL rows: a
+//            whole tile loads SPLIT_TAIL boxes each of gate and up into the same contiguous rows. Units
+//            store hidden directly (STAGED_STORE applies to whole tiles); the non-TMA path keeps whole tiles.
 //   stage 1  library AK_LIB_MLP_DOWN_GEMM: out = hidden @ w_down^T
+//
+// Search order: FUSE first (the structure), then SPLIT_TAIL (a shape with a partial last wave gains most
+// there; one with whole waves runs the same kernel), the activation stage's and the tile's shape; in tier 2
+// ONE_WGMMA and FAST_SILU before STAGES. The knobs of one variant are declared `when FUSE=...`.
 //
 // Workspace: args.gate_up ([M, 2F]) and args.hidden ([M, F], right after it) live in the workspace,
 // M * 3F * sizeof(ak_t) bytes that the fused_mlp launcher always allocates, whatever the stages declare
@@ -30,14 +42,20 @@
 //
 // @autokernel type fused_mlp
 // @autokernel tunable FUSE = 0 {0, 1} tier 1 -- 1: gate/up GEMM with the SwiGLU epilogue in one wgmma+TMA kernel (fp16/bf16, sm_90a), then the library down GEMM
+// @autokernel tunable SPLIT_TAIL = 1 {1, 2, 4} tier 1 when FUSE=1 -- FUSE=1: the last, partial wave's tiles split along F into up to this many units of BLOCK_F / split columns, so it spreads over the idle SMs
 // @autokernel tunable BLOCK_THREADS = 256 {64, 128, 256, 512, 1024} tier 1 when FUSE=0 -- threads per block of the activation stage (FUSE=0)
 // @autokernel tunable ROWS_PER_BLOCK = 1 {1, 2, 4, 8} tier 1 when FUSE=0 -- rows of M per block of the activation stage (FUSE=0)
 // @autokernel tunable BLOCK_M = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: rows of hidden per tile (64 per consumer warpgroup)
 // @autokernel tunable BLOCK_F = 128 {64, 128} tier 1 when FUSE=1 -- FUSE=1: columns of hidden per tile (gate and up accumulators each)
 // @autokernel tunable VEC = 1 {1, 2, 4, 8} tier 2 when FUSE=0 -- elements per vector load when aligned (FUSE=0)
+// @autokernel tunable ONE_WGMMA = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 one wgmma m64n(2 BLOCK_F)k16 over the gate and up rows (contiguous in shared memory, x read once per k-step), 0 a gate and an up m64nBLOCK_Fk16
+// @autokernel tunable FAST_SILU = 0 {0, 1} tier 2 when FUSE=1 -- FUSE=1: 1 the epilogue's silu through __expf and __fdividef (ex2.approx, rcp.approx) instead of expf and an IEEE division
 // @autokernel tunable STAGES = 4 {2, 3, 4} tier 2 when FUSE=1 -- FUSE=1: TMA ring depth (k-slices of 64 in flight)
+// @autokernel tunable STAGGER = 0 {0, 1, 2} tier 3 when FUSE=1 -- FUSE=1, BLOCK_M=128: the second consumer warpgroup starts this many k-slices behind the first, so one's epilogue runs while the other's wgmmas finish (the ring keeps the lag)
 // @autokernel tunable STAGED_STORE = 0 {0, 1} tier 3 when FUSE=1 -- FUSE=1: 1 hidden leaves each consumer warpgroup through a swizzled shared-memory tile in coalesced 16-byte stores, 0 4-byte stores straight from the accumulators
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when FUSE=1 -- FUSE=1: tile rows per group of the persistent tile order
+// @autokernel preset hopper sm_90 FUSE=1 BLOCK_M=128 BLOCK_F=128 STAGES=4 SPLIT_TAIL=4 ONE_WGMMA=1 FAST_SILU=1 -- gate/up wgmma GEMM with the SwiGLU epilogue, the last partial wave split along F, one m64n256 wgmma over gate and up: 1.089x the composed eager MLP at 2048x2048->5504 and 1.095-1.100x at 4096x4096->11008, fp16 and bf16, H200 (bench/2026-12-03-h200-mlp.md)
+// @autokernel preset library_gemms VEC=8 -- library GEMMs around our SwiGLU with 16-byte loads: 0.996-1.053x the composed eager MLP, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 
@@ -68,9 +86,25 @@
 #ifndef STAGED_STORE
 #define STAGED_STORE 0
 #endif
+#ifndef SPLIT_TAIL
+#define SPLIT_TAIL 1
+#endif
+#ifndef FAST_SILU
+#define FAST_SILU 0
+#endif
+#ifndef ONE_WGMMA
+#define ONE_WGMMA 0
+#endif
+#ifndef STAGGER
+#define STAGGER 0
+#endif
 
 static_assert(FUSE == 0 || FUSE == 1, "FUSE must be 0 or 1");
 static_assert(STAGED_STORE == 0 || STAGED_STORE == 1, "STAGED_STORE must be 0 or 1");
+static_assert(SPLIT_TAIL == 1 || SPLIT_TAIL == 2 || SPLIT_TAIL == 4, "SPLIT_TAIL must be 1, 2 or 4");
+static_assert(FAST_SILU == 0 || FAST_SILU == 1, "FAST_SILU must be 0 or 1");
+static_assert(ONE_WGMMA == 0 || ONE_WGMMA == 1, "ONE_WGMMA must be 0 or 1");
+static_assert(STAGGER >= 0 && STAGGER <= 2, "STAGGER must be 0, 1 or 2");
 #if FUSE && !defined(AK_DTYPE_FP32)
 #define MLP_FUSED 1  // fp32 keeps the library GEMMs (no TF32)
 #else
@@ -135,10 +169,17 @@ static_assert(BLOCK_M == 64 || BLOCK_M == 128, "FUSE=1: one consumer warpgroup p
 static_assert(BLOCK_F == 64 || BLOCK_F == 128,
               "FUSE=1: gate and up take BLOCK_F fp32 accumulators each per 64 rows, so BLOCK_F must be 64 or 128");
 static_assert(STAGES >= 2, "FUSE=1: the TMA ring needs STAGES >= 2");
+static_assert(STAGGER == 0 || BLOCK_M == 128, "FUSE=1: STAGGER offsets the second consumer warpgroup: it needs BLOCK_M = 128");
+static_assert(STAGGER < STAGES,
+              "FUSE=1: STAGGER k-slices of lead must fit the TMA ring before the second warpgroup releases any: STAGGER < STAGES");
+constexpr int kBoxF = BLOCK_F / SPLIT_TAIL;  // rows of a [w_gate; w_up] TMA box: the narrowest unit's columns
+static_assert(kBoxF >= 32,
+              "FUSE=1: SPLIT_TAIL units of BLOCK_F / SPLIT_TAIL columns take wgmma N >= 32: lower SPLIT_TAIL or raise BLOCK_F");
 
 // Shared memory (base aligned to 1024 bytes): STAGES buffers of x [BLOCK_M][64], gate rows [BLOCK_F][64]
-// and up rows [BLOCK_F][64], every row 128 bytes; with STAGED_STORE one 64 x BLOCK_F tile of hidden per
-// consumer warpgroup; then the mbarriers.
+// and up rows [BLOCK_F][64], every row 128 bytes (a SPLIT_TAIL unit of W columns: its W gate rows, then
+// its W up rows right after them); with STAGED_STORE one 64 x BLOCK_F tile of hidden per consumer
+// warpgroup; then the mbarriers.
 constexpr int kRowBytes = 128;
 constexpr int kXBytes = BLOCK_M * kRowBytes;
 constexpr int kWBytes = BLOCK_F * kRowBytes;
@@ -164,12 +205,22 @@ AK_LAUNCH(0) = {
     /* grid_x (blocks per SM), grid_y, grid_z */ 1, 0, 0,
     /* dynamic_smem_bytes */ kSmemBytes,
     /* cluster */ 0, 0, 0,
-    /* tma_box_rows (x, w_gate_up, w_down) */ {BLOCK_M, BLOCK_F, 0},
+    /* tma_box_rows (x, w_gate_up, w_down) */ {BLOCK_M, kBoxF, 0},
     /* tma_box_cols */ {kStageK, kStageK, 0},
     /* tma_swizzle */ AK_SWIZZLE_128B,
 };
 
 AK_LAUNCH(1) = {AK_STAGE_LIBRARY, AK_LIB_MLP_DOWN_GEMM};
+
+// hidden's value from the fp32 accumulators. FAST_SILU: exp through ex2.approx and the division through
+// rcp.approx, a few ulp in fp32 (far below hidden's one rounding to fp16/bf16), and the same limits:
+// g -> -inf gives exp(-g) = inf, 1 / inf = 0, so -0 and never NaN; g -> +inf gives g.
+__device__ __forceinline__ float swiglu(float g, float u) {
+    if constexpr (FAST_SILU)
+        return __fdividef(g, 1.0f + __expf(-g)) * u;
+    else
+        return silu(g) * u;
+}
 
 struct TileCoord {
     int row0, col0;  // first row of M, first column of F
@@ -183,32 +234,79 @@ __device__ __forceinline__ TileCoord tile_coord(int tile, int tiles_m, int tiles
     return {(first_m + in_group % rows_here) * BLOCK_M, in_group / rows_here * BLOCK_F};
 }
 
+// The persistent walk's work units: the tiles of the full waves whole, then (SPLIT_TAIL > 1) the last,
+// partial wave's tiles in `split` units each, unit v of a tile covering columns v * BLOCK_F / split on.
+struct Schedule {
+    int whole;    // tiles taken whole
+    int split;    // units per tile after them (1: no split)
+    int n_units;
+};
+__device__ __forceinline__ Schedule make_schedule(int n_tiles, int grid) {
+    Schedule s{n_tiles, 1, n_tiles};
+    if constexpr (SPLIT_TAIL > 1) {
+        const int tail = n_tiles % grid;
+        int split = 1;
+        while (split < SPLIT_TAIL && tail * split * 2 <= grid) split *= 2;
+        if (tail != 0 && split > 1) s = {n_tiles - tail, split, n_tiles - tail + tail * split};
+    }
+    return s;
+}
+struct Unit {
+    int row0, col0, split;  // columns col0 .. col0 + BLOCK_F / split - 1
+};
+__device__ __forceinline__ Unit unit_coord(int unit, const Schedule& s, int tiles_m, int tiles_f) {
+    if (unit < s.whole) {
+        const TileCoord tc = tile_coord(unit, tiles_m, tiles_f);
+        return {tc.row0, tc.col0, 1};
+    }
+    const int v = unit - s.whole;
+    const TileCoord tc = tile_coord(s.whole + v / s.split, tiles_m, tiles_f);
+    return {tc.row0, tc.col0 + v % s.split * (BLOCK_F / s.split), s.split};
+}
+
 __device__ __forceinline__ unsigned bar_full(unsigned sbase, int st) { return sbase + kOffBar + 8 * st; }
 __device__ __forceinline__ unsigned bar_empty(unsigned sbase, int st) { return sbase + kOffBar + 8 * (STAGES + st); }
 
-// One stage's wgmmas for this consumer warpgroup's 64 rows: 4 k-steps of 16, each a gate and an up
-// wgmma with the same A. Everything K-major (16 elements = 32 bytes within a 128-byte row).
-__device__ __forceinline__ void consume_stage(float (&gate)[BLOCK_F / 8][4], float (&up)[BLOCK_F / 8][4], unsigned stage,
-                                              int wg, bool first) {
+// A consumer warpgroup's accumulators for a unit of W columns (W = BLOCK_F, or a SPLIT_TAIL unit's):
+// the gate columns, then the up columns, as one m64n(2W) accumulator set.
+template <int W>
+using Acc = float[W / 4][4];
+template <int W>
+using Half = float[W / 8][4];
+template <int W>
+__device__ __forceinline__ Half<W>& gate_of(Acc<W>& acc) {
+    return *reinterpret_cast<Half<W>*>(&acc[0]);
+}
+template <int W>
+__device__ __forceinline__ Half<W>& up_of(Acc<W>& acc) {
+    return *reinterpret_cast<Half<W>*>(&acc[W / 8]);
+}
+
+// One stage's wgmmas for this consumer warpgroup's 64 rows: 4 k-steps of 16. The unit's W gate rows
+// and W up rows lie one after the other in the stage (the producer puts them so), so ONE_WGMMA issues one
+// wgmma m64n(2W)k16 over both (A read once); otherwise a gate and an up m64nWk16 with the same A.
+// Everything K-major (16 elements = 32 bytes within a 128-byte row).
+template <int W>
+__device__ __forceinline__ void consume_stage(Acc<W>& acc, unsigned stage, int wg, bool first) {
 #pragma unroll
     for (int kk = 0; kk < kStageK / 16; ++kk) {
         const unsigned long long a = ak_wgmma_desc(stage + wg * 64 * kRowBytes + kk * 32, 16, 1024);
         const unsigned long long bg = ak_wgmma_desc(stage + kXBytes + kk * 32, 16, 1024);
-        const unsigned long long bu = ak_wgmma_desc(stage + kXBytes + kWBytes + kk * 32, 16, 1024);
-        ak_wgmma_ss<BLOCK_F, 0>(gate, a, bg, (first && kk == 0) ? 0 : 1);
-        ak_wgmma_ss<BLOCK_F, 0>(up, a, bu, (first && kk == 0) ? 0 : 1);
+        if constexpr (ONE_WGMMA) {
+            ak_wgmma_ss<2 * W, 0>(acc, a, bg, (first && kk == 0) ? 0 : 1);
+        } else {
+            const unsigned long long bu = ak_wgmma_desc(stage + kXBytes + W * kRowBytes + kk * 32, 16, 1024);
+            ak_wgmma_ss<W, 0>(gate_of<W>(acc), a, bg, (first && kk == 0) ? 0 : 1);
+            ak_wgmma_ss<W, 0>(up_of<W>(acc), a, bu, (first && kk == 0) ? 0 : 1);
+        }
     }
-}
-
-__device__ __forceinline__ void fence_acc(float (&gate)[BLOCK_F / 8][4], float (&up)[BLOCK_F / 8][4]) {
-    ak_fence_regs(gate);
-    ak_fence_regs(up);
 }
 
 // hidden = silu(gate) * up from the fp32 accumulators, rounded once, written with bounds checks (element
 // pairs as one 4-byte store where F is even and hidden 4-byte aligned).
-__device__ __forceinline__ void store_tile(const ak_fused_mlp_args& args, const float (&gate)[BLOCK_F / 8][4],
-                                           const float (&up)[BLOCK_F / 8][4], int row0, int col0, int wg, int t128) {
+template <int W>
+__device__ __forceinline__ void store_tile(const ak_fused_mlp_args& args, const float (&gate)[W / 8][4],
+                                           const float (&up)[W / 8][4], int row0, int col0, int wg, int t128) {
     const int m = args.m, f = args.f;
     const int warp = t128 / 32, lane = t128 % 32;
     const bool pairs = f % 2 == 0 && reinterpret_cast<unsigned long long>(args.hidden) % 4 == 0;
@@ -218,10 +316,10 @@ __device__ __forceinline__ void store_tile(const ak_fused_mlp_args& args, const 
         if (gr >= m) continue;
         ak_t* hrow = args.hidden + (long long)gr * f;
 #pragma unroll
-        for (int j = 0; j < BLOCK_F / 8; ++j) {
+        for (int j = 0; j < W / 8; ++j) {
             const int gc = col0 + 8 * j + 2 * (lane % 4);
-            const ak_t v0 = ak_from_float(silu(gate[j][2 * h]) * up[j][2 * h]);
-            const ak_t v1 = ak_from_float(silu(gate[j][2 * h + 1]) * up[j][2 * h + 1]);
+            const ak_t v0 = ak_from_float(swiglu(gate[j][2 * h], up[j][2 * h]));
+            const ak_t v1 = ak_from_float(swiglu(gate[j][2 * h + 1], up[j][2 * h + 1]));
             if (pairs && gc + 1 < f) {
                 ak_t pair[2] = {v0, v1};
                 *reinterpret_cast<unsigned*>(hrow + gc) = *reinterpret_cast<const unsigned*>(pair);
@@ -249,8 +347,8 @@ __device__ __forceinline__ void store_tile_staged(const ak_fused_mlp_args& args,
         const int rl = 16 * warp + lane / 4 + 8 * h;
 #pragma unroll
         for (int j = 0; j < BLOCK_F / 8; ++j) {
-            ak_t pair[2] = {ak_from_float(silu(gate[j][2 * h]) * up[j][2 * h]),
-                            ak_from_float(silu(gate[j][2 * h + 1]) * up[j][2 * h + 1])};
+            ak_t pair[2] = {ak_from_float(swiglu(gate[j][2 * h], up[j][2 * h])),
+                            ak_from_float(swiglu(gate[j][2 * h + 1], up[j][2 * h + 1]))};
             *reinterpret_cast<unsigned*>(staging + rl * kHiddenRowBytes + ((j ^ (rl % 8)) * 16) + (lane % 4) * 4) =
                 *reinterpret_cast<const unsigned*>(pair);
         }
@@ -288,6 +386,59 @@ __device__ __forceinline__ void fill_rows(unsigned char* buf, const ak_t* src, i
     }
 }
 
+// A consumer warpgroup's share of one unit of W columns: k-slice 0, then each further slice issued while
+// the previous one's wgmmas may still run; a buffer is released once the wgmmas that read it are complete
+// (wait_group 1 after the next issue). Then the epilogue, while the producer fills the ring ahead. `it`
+// counts this block's uses of the ring.
+// STAGGER: on the block's first unit the second warpgroup waits (named barrier 3) until the first has
+// completed STAGGER k-slices; from then on nothing brings them back into step but the ring, so each one's
+// epilogue overlaps the other's last wgmmas.
+template <int W>
+__device__ __forceinline__ void consume_slice(Acc<W>& acc, unsigned sbase, int wg, int it, bool warp_leader) {
+    const int st = it % STAGES;
+    ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+    ak_wgmma_fence();
+    consume_stage<W>(acc, sbase + st * kStageBytes, wg, false);
+    ak_wgmma_commit();
+    ak_wgmma_wait<1>();
+    __syncwarp();
+    ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
+}
+
+template <int W>
+__device__ __forceinline__ void consume_unit(const ak_fused_mlp_args& args, unsigned sbase, unsigned char* staging, int wg,
+                                             int t128, int& it, int k_tiles, int row0, int col0, bool first_unit) {
+    const bool warp_leader = t128 % 32 == 0;
+    Acc<W> acc;
+    if constexpr (STAGGER > 0)
+        if (first_unit && wg == 1) ak_named_barrier<256>(3);  // the first warpgroup is STAGGER slices ahead
+    {
+        const int st = it % STAGES;
+        ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
+        ak_fence_regs(acc);
+        ak_wgmma_fence();
+        consume_stage<W>(acc, sbase + st * kStageBytes, wg, true);
+        ak_wgmma_commit();
+        ++it;
+    }
+    int kt = 1;
+    if constexpr (STAGGER > 0) {
+        if (first_unit && wg == 0) {
+            for (; kt < k_tiles && kt <= STAGGER; ++kt, ++it) consume_slice<W>(acc, sbase, wg, it, warp_leader);
+            ak_named_barrier_arrive<256>(3);  // slices 0 .. STAGGER - 1 are complete
+        }
+    }
+    for (; kt < k_tiles; ++kt, ++it) consume_slice<W>(acc, sbase, wg, it, warp_leader);
+    ak_wgmma_wait<0>();
+    ak_fence_regs(acc);
+    __syncwarp();
+    ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
+    if constexpr (STAGED_STORE && W == BLOCK_F)
+        store_tile_staged(args, gate_of<W>(acc), up_of<W>(acc), row0, col0, wg, t128, staging);
+    else
+        store_tile<W>(args, gate_of<W>(acc), up_of<W>(acc), row0, col0, wg, t128);
+}
+
 extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __grid_constant__ ak_fused_mlp_args args) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const unsigned raw = ak_smem_addr(smem_raw);
@@ -297,13 +448,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
     const int m = args.m, d = args.d, f = args.f;
     const int tiles_m = (m + BLOCK_M - 1) / BLOCK_M, tiles_f = (f + BLOCK_F - 1) / BLOCK_F;
     const int n_tiles = tiles_m * tiles_f;
+    const Schedule sched = make_schedule(n_tiles, (int)gridDim.x);
     const int k_tiles = (d + kStageK - 1) / kStageK;
     const int wg = (int)threadIdx.x / 128 - 1;  // consumer warpgroup, -1: the producer
     const int t128 = threadIdx.x % 128;
 
     if (args.tma[0].opaque[0] == 0 || args.tma[1].opaque[0] == 0) {
         // No tensor maps: the same wgmmas on one stage that every thread fills, synchronously.
-        float gate[BLOCK_F / 8][4], up[BLOCK_F / 8][4];
+        Acc<BLOCK_F> acc;
         for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
             const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
             for (int kt = 0; kt < k_tiles; ++kt) {
@@ -313,16 +465,16 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
                 ak_fence_proxy_async();
                 __syncthreads();
                 if (wg >= 0) {
-                    fence_acc(gate, up);
+                    ak_fence_regs(acc);
                     ak_wgmma_fence();
-                    consume_stage(gate, up, sbase, wg, kt == 0);
+                    consume_stage<BLOCK_F>(acc, sbase, wg, kt == 0);
                     ak_wgmma_commit();
                     ak_wgmma_wait<0>();
-                    fence_acc(gate, up);
+                    ak_fence_regs(acc);
                 }
                 __syncthreads();  // the buffers are refilled next
             }
-            if (wg >= 0) store_tile(args, gate, up, tc.row0, tc.col0, wg, t128);
+            if (wg >= 0) store_tile<BLOCK_F>(args, gate_of<BLOCK_F>(acc), up_of<BLOCK_F>(acc), tc.row0, tc.col0, wg, t128);
         }
         return;
     }
@@ -341,19 +493,29 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
         // rows of a tile are rows col0.. of [w_gate; w_up], its up rows F + col0..; rows of a partial tile
         // past F read the next block's rows (or zeros past 2F) and only feed columns that are not stored.
         if constexpr (kConsumers > 1) ak_setmaxnreg_dec<kProducerRegs>();
+        // A unit of W = BLOCK_F / split columns loads SPLIT_TAIL / split boxes of kBoxF rows each of gate and
+        // up: its W gate rows, then right after them its W up rows (whole tiles: the up rows at kWBytes).
         if (threadIdx.x == 0) {
             int it = 0;
-            for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
-                const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
+            for (int unit = blockIdx.x; unit < sched.n_units; unit += gridDim.x) {
+                const Unit uc = unit_coord(unit, sched, tiles_m, tiles_f);
+                if (uc.col0 >= f) continue;  // a split unit wholly right of F (the consumers skip it too)
+                const int boxes = SPLIT_TAIL / uc.split;
                 for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                     const int st = it % STAGES;
                     if (it >= STAGES) ak_mbar_wait(bar_empty(sbase, st), (it / STAGES - 1) & 1);
                     const unsigned full = bar_full(sbase, st);
                     const unsigned dst = sbase + st * kStageBytes;
-                    ak_mbar_expect_tx(full, kStageBytes);
-                    ak_tma_load_2d(dst, &args.tma[0], kt * kStageK, tc.row0, full);
-                    ak_tma_load_2d(dst + kXBytes, &args.tma[1], kt * kStageK, tc.col0, full);
-                    ak_tma_load_2d(dst + kXBytes + kWBytes, &args.tma[1], kt * kStageK, f + tc.col0, full);
+                    ak_mbar_expect_tx(full, kXBytes + 2 * boxes * kBoxF * kRowBytes);
+                    ak_tma_load_2d(dst, &args.tma[0], kt * kStageK, uc.row0, full);
+#pragma unroll
+                    for (int b = 0; b < SPLIT_TAIL; ++b) {
+                        if (b >= boxes) break;
+                        const unsigned off = b * kBoxF * kRowBytes;
+                        ak_tma_load_2d(dst + kXBytes + off, &args.tma[1], kt * kStageK, uc.col0 + b * kBoxF, full);
+                        ak_tma_load_2d(dst + kXBytes + boxes * kBoxF * kRowBytes + off, &args.tma[1], kt * kStageK,
+                                       f + uc.col0 + b * kBoxF, full);
+                    }
                 }
             }
         }
@@ -362,38 +524,22 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1) ak_kernel0(const __gri
 
     // Consumer warpgroups.
     if constexpr (kConsumers > 1) ak_setmaxnreg_inc<kConsumerRegs>();
-    const bool warp_leader = t128 % 32 == 0;
-    float gate[BLOCK_F / 8][4], up[BLOCK_F / 8][4];
     int it = 0;
-    for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
-        const TileCoord tc = tile_coord(tile, tiles_m, tiles_f);
-        {
-            const int st = it % STAGES;
-            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
-            fence_acc(gate, up);
-            ak_wgmma_fence();
-            consume_stage(gate, up, sbase + st * kStageBytes, wg, true);
-            ak_wgmma_commit();
-            ++it;
+    bool first = true;
+    for (int unit = blockIdx.x; unit < sched.n_units; unit += gridDim.x) {
+        const Unit uc = unit_coord(unit, sched, tiles_m, tiles_f);
+        if (uc.col0 >= f) continue;
+        unsigned char* const staging = smem + kOffStaging + wg * kStagingBytes;
+        if (uc.split == 1) {
+            consume_unit<BLOCK_F>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0, first);
+        } else if (uc.split == 2) {
+            if constexpr (SPLIT_TAIL >= 2)
+                consume_unit<BLOCK_F / 2>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0, first);
+        } else {
+            if constexpr (SPLIT_TAIL >= 4)
+                consume_unit<BLOCK_F / 4>(args, sbase, staging, wg, t128, it, k_tiles, uc.row0, uc.col0, first);
         }
-        for (int kt = 1; kt < k_tiles; ++kt, ++it) {
-            const int st = it % STAGES;
-            ak_mbar_wait(bar_full(sbase, st), (it / STAGES) & 1);
-            ak_wgmma_fence();
-            consume_stage(gate, up, sbase + st * kStageBytes, wg, false);
-            ak_wgmma_commit();
-            ak_wgmma_wait<1>();
-            __syncwarp();
-            ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
-        }
-        ak_wgmma_wait<0>();
-        fence_acc(gate, up);
-        __syncwarp();
-        ak_mbar_arrive_if(bar_empty(sbase, (it - 1) % STAGES), warp_leader);
-        if constexpr (STAGED_STORE)
-            store_tile_staged(args, gate, up, tc.row0, tc.col0, wg, t128, smem + kOffStaging + wg * kStagingBytes);
-        else
-            store_tile(args, gate, up, tc.row0, tc.col0, wg, t128);
+        first = false;
     }
 }
 #endif  // MLP_FUSED

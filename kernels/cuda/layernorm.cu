@@ -27,6 +27,7 @@
 // @autokernel tunable UNROLL = 1 {1, 2, 4} tier 2 -- unroll factor of the per-thread column loops
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: re-read the row)
 // @autokernel tunable FUSED_STATS = 0 {0, 1} tier 3 -- mean and variance from one pass, shifted by x[r, 0] instead of a first mean
+// @autokernel preset loop_best sm_90 BLOCK_THREADS=128 VEC=8 UNROLL=2 FUSED_STATS=1 -- the search agent's best at 4096x2048 and 8192x4096 fp16, 34.4 -> 15.4 us, H200 (bench/2026-11-29-h200-loop.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

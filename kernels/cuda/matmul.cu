@@ -53,6 +53,8 @@
 // @autokernel tunable WARP_N = 32 {16, 32, 64} tier 3 when MMA=1 -- WMMA path: columns of C per warp
 // @autokernel tunable TMA_STORE = 1 {0, 1} tier 3 when MMA=3 -- MMA=3: 1 the epilogue stages 64 x 64 blocks of C in swizzled shared memory and writes them with TMA stores, 0 direct bounds-checked stores
 // @autokernel tunable GROUP_M = 8 {1, 4, 8, 16} tier 4 when MMA=3 -- MMA=3: tile rows per group of the persistent tile order (B tiles reused from L2)
+// @autokernel preset hopper sm_90 MMA=3 BLOCK_N=256 BLOCK_M=128 STAGES=4 TMA_STORE=1 -- wgmma m64n256, 128x256 tiles, 4-stage TMA ring, TMA-store epilogue: 0.99x cuBLAS at 4096^3 and 1.03x at 4096x11008x4096, fp16 and bf16, H200 (bench/2026-12-02-h200-compute.md)
+// @autokernel preset hopper_narrow_n sm_90 MMA=3 BLOCK_N=128 BLOCK_M=128 STAGES=4 TMA_STORE=1 -- not measured as such: for N <= 1024, 128-wide tiles (8192x768: 384 tiles, 2.9 waves on 132 SMs) instead of 256 (192 tiles, 1.45 waves); the 128x256 preset ran 0.78-0.84x cuBLAS at N = 768 (bench/2026-12-03-h200-model.md)
 #include <autokernel/contract.cuh>
 
 #ifndef BLOCK_M

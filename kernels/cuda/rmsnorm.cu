@@ -34,6 +34,8 @@
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers between the passes (0: re-read the row)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
+// @autokernel preset long_rows sm_90 BLOCK_THREADS=256 VEC=8 UNROLL=2 ROW_CACHE=32 -- 92.8-96.1 % of a copy at 4096x8192 and 8192x8192 fp16, H200 (bench/2026-12-02-h200-compute.md)
+// @autokernel preset short_rows sm_90 BLOCK_THREADS=128 VEC=8 UNROLL=2 -- not measured for rmsnorm: the layernorm starter's best at 8192x768 (1.49x at::layer_norm, H200, bench/2026-12-03-h200-model.md) for rows as short; long_rows ran 0.57x at::rms_norm there
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
 

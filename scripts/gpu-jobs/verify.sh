@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# GPU job of `autokernel verify` (issue 10, docs/verify.md), call 3 of 2026-12-02: the evidence run of
-# bench/2026-12-02-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
+# GPU job of `autokernel verify` (issue 10, docs/verify.md): the evidence run of
+# bench/2026-12-03-h200-model.md. For llama-160m and gpt2 (fp16, inference, batch 8, seq 1024):
 #   autokernel profile -> autokernel new --from-profile (every type the profile has) ->
-#   autokernel run --agent search (each kernel's baseline, then tier-1 picks; --max-reverts 1 moves on) ->
+#   autokernel run --agent search --kernel-budget N (every kernel of the session: its starter measured,
+#   the presets for the GPU, then the sweep), then a run for the rest of the model's search time in the
+#   orchestrator's order (share of model time x headroom) ->
 #   autokernel verify (the model from the session's profile; every evaluated kernel, then --faster-only).
 # Then, as time allows, test_verify_gpu. The llama-160m session is packed (llama-session.tar.gz, < 2 MB).
 # Usage: scripts/gpu-jobs/verify.sh BIN_DIR. Writes everything under $OUT/verify/; the summary last.
 # targets: autokernel autokernel-evaluator autokernel-profiler test_verify_gpu
-# cap: 140 seconds
+# cap: 170 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: verify.sh BIN_DIR}" && pwd)
@@ -15,7 +17,7 @@ out=${OUT:-/tmp/out}/verify
 mkdir -p "$out"
 work=$(mktemp -d /tmp/verify-job.XXXXXX)
 t0=$(date +%s)
-cap=136
+cap=$(( $(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+') - 4 ))  # the cap line's, less a margin
 left() { echo $((cap - ($(date +%s) - t0))); }
 say() { echo "=== $* (t+$(($(date +%s) - t0))s, $(left)s left)" | tee -a "$out/log.txt"; }
 export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources
@@ -26,6 +28,10 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 batch=${AK_VERIFY_BATCH:-8}; seq=${AK_VERIFY_SEQ:-1024}
+# Search time per model (at most): what the cap leaves after profiles and verifies (about 56 s for both
+# models), halved; 55 s under a 170 s cap. Experiments per kernel: 4, or 3 when that is under 40 s.
+search_s=${AK_VERIFY_SEARCH_S:-$(( (cap - 56) / 2 ))}; (( search_s > 55 )) && search_s=55
+per_kernel=${AK_VERIFY_PER_KERNEL:-4}; [[ -z ${AK_VERIFY_PER_KERNEL:-} ]] && (( search_s < 40 )) && per_kernel=3
 
 # verify LABEL SESSION TIMEOUT ARGS...: the text report (and verify.json unless --no-save), timed.
 verify() {
@@ -81,6 +87,20 @@ for e in r.get("explanations", [])[:10]:
 PY
 }
 
+# configs SESSION: each kernel's best (the session's work tree) as the tunables that differ from its starter.
+configs() {
+  python3 - "$1" "$root/kernels/cuda" <<'PY'
+import json, re, sys, pathlib
+session, starters = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+values = lambda text: dict(re.findall(r"^// @autokernel tunable (\w+) = (\S+)", text, re.M))
+for k in json.load(open(session / "session.json"))["kernels"]:
+    best = values((session / "kernels" / f"{k['name']}.cu").read_text())
+    start = values((starters / f"{k['type']}.cu").read_text())
+    diff = " ".join(f"{n}={v}" for n, v in best.items() if start.get(n) != v)
+    print(f"config {k['name']}: {diff or 'the starter'}")
+PY
+}
+
 for model in llama-160m gpt2; do
   s=$work/$model
   say "$model b$batch s$seq fp16: profile"
@@ -93,27 +113,44 @@ for model in llama-160m gpt2; do
   "$ak" new "$s" --from-profile "$out/$model-profile/profile.json" --top 10 --min-share 0.005 > "$out/$model-new.log" 2>&1
   note "$model new --from-profile: exit $?"; head -14 "$out/$model-new.log" | tee -a "$summary"
   [[ -d $s ]] || continue
-  kernels=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['kernels']))" "$s/session.json" 2>/dev/null || echo 6)
-  budget=$(( ${AK_VERIFY_PER_KERNEL:-2} * kernels ))
-  # what is left for this model: the rest of the run, both verifies and (for llama) the second model too
-  # what the rest needs at most: this model's two verifies (12 s each) and, after llama, gpt2's pipeline
-  reserve=26; [[ $model == llama-160m ]] && reserve=$((26 + 55))
-  rt=$(( $(left) - reserve )); (( rt > 40 )) && rt=40; (( rt < 6 )) && rt=6
-  say "$model: run --agent search --budget $budget --max-reverts 1 (limit $rt s)"
+  # One run reaches every kernel: --kernel-budget moves on from a kernel after its experiments of this
+  # run (the starter's measurement, the presets for this GPU, then the sweep), in the orchestrator's
+  # order (share of model time x headroom). --target-speedup 0: a preset is far more than 2x the scalar
+  # starter, and the sweep should still climb from it. --hours: a soft cap, the timeout the hard one.
+  # What the rest needs at most: this model's two verifies (up to 15 s each) and, after llama, gpt2's whole
+  # pipeline (profile, search, verifies).
+  reserve=32; [[ $model == llama-160m ]] && reserve=$((32 + 8 + search_s))
+  st=$(( $(left) - reserve )); (( st > search_s )) && st=$search_s; (( st < 12 )) && st=12
+  hours=$(python3 -c "print(round($st / 3600, 5))")
+  say "$model: run --agent search --kernel-budget $per_kernel --target-speedup 0 --hours $hours ($st s)"
   p0=$(date +%s)
-  timeout -s INT -k 5 $rt "$ak" run "$s" --agent search --budget $budget --max-reverts 1 > "$out/$model-run.log" 2>&1
+  timeout -s INT -k 5 $((st + 10)) "$ak" run "$s" --agent search --kernel-budget $per_kernel --target-speedup 0 \
+    --hours "$hours" > "$out/$model-run.log" 2>&1
   note "$model run: exit $? in $(($(date +%s) - p0)) s"
-  grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-180 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
+  # The rest of the model's search time in the orchestrator's order, without a per-kernel budget: the
+  # kernel with the largest share x headroom first, until a move-on rule or exhaustion.
+  rest=$(( st - ($(date +%s) - p0) ))
+  if (( rest >= 8 )); then
+    hours=$(python3 -c "print(round($rest / 3600, 5))")
+    say "$model: run --agent search --target-speedup 0 --hours $hours ($rest s, the orchestrator's order)"
+    p1=$(date +%s)
+    echo "---- autokernel run --agent search --target-speedup 0 --hours $hours" >> "$out/$model-run.log"
+    timeout -s INT -k 5 $((rest + 8)) "$ak" run "$s" --agent search --target-speedup 0 --hours "$hours" \
+      >> "$out/$model-run.log" 2>&1
+    note "$model run (rest): exit $? in $(($(date +%s) - p1)) s"
+  fi
+  grep -E '^\[..:..:..\] exp' "$out/$model-run.log" | cut -c1-300 > "$out/$model-experiments.txt"; cat "$out/$model-experiments.txt"
+  configs "$s" | tee "$out/$model-configs.txt" | tee -a "$summary"
   "$ak" session summary "$s" > "$out/$model-summary.txt" 2>&1; head -16 "$out/$model-summary.txt" | tee -a "$summary"
   cp "$s/results.tsv" "$out/$model-results.tsv" 2>/dev/null
   # 1. every kernel the harness passed in the session (what each does inside the model), not saved;
   # 2. only those faster than PyTorch: the faster model, saved as the session's verify.json.
   # No --model: the model, batch, seq and dtype come from the session's profile.
   say "$model: verify (every evaluated kernel)"
-  if (( $(left) > 24 )); then verify "$model-verify-evaluated" "$s" 12 --iterations 20 --no-save --json; fi
+  if (( $(left) > 26 )); then verify "$model-verify-evaluated" "$s" 15 --iterations 20 --no-save --json; fi
   cp "$out/$model-verify-evaluated.txt" "$out/$model-verify-evaluated.json"
   say "$model: verify --faster-only"
-  vt=12; (( $(left) < 14 )) && vt=$(( $(left) - 2 ))
+  vt=15; (( $(left) < 17 )) && vt=$(( $(left) - 2 ))
   (( vt > 3 )) && verify "$model-verify" "$s" $vt --iterations 20 --faster-only
   cp "$s/verify.json" "$out/$model-verify.json" 2>/dev/null
   if [[ $model == llama-160m ]]; then

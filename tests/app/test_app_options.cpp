@@ -115,6 +115,43 @@ private slots:
         QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("share/autokernel-workbench/demo-session")));
         QCOMPARE(demoSessionDir(bin), prefix.filePath(QStringLiteral("share/autokernel-workbench/demo-session")));
     }
+    void model_demo_opens_the_bundled_model_session_not_the_demo()
+    {
+        const AppOptions o = parse({"--model-demo"});
+        QVERIFY(o.error.isEmpty());
+        QVERIFY(o.modelDemo);
+        QVERIFY(!o.demo);
+        QVERIFY(parse({"--demo", "--model-demo"}).error.contains(QStringLiteral("give one")));
+        QVERIFY(appUsage().contains(QStringLiteral("--model-demo")));
+    }
+    void the_bundled_model_session_opens_with_its_profile_and_verify_report()
+    {
+        const QString source = QStringLiteral(AK_MODEL_SESSION_SOURCE_DIR);
+        if (!QFileInfo(source).isDir())
+            QSKIP("this checkout has no resources/model-session");
+        QVERIFY(ak::is_bundled_session(source.toStdString()));
+        QTemporaryDir bin;
+        const QString dir = modelDemoSessionDir(bin.path());
+        QVERIFY(!dir.isEmpty());
+        QVERIFY(QDir::cleanPath(dir) != QDir::cleanPath(source));
+        const ak::Session s = ak::Session::open(dir.toStdString(), ak::OpenOptions{.read_only = true});
+        QVERIFY(s.info().profile.has_value());  // made from a profile ...
+        QVERIFY(QFileInfo::exists(QDir(dir).filePath(QStringLiteral("profile.json"))));  // ... that it carries
+        QVERIFY(QFileInfo::exists(QDir(dir).filePath(QStringLiteral("verify.json"))));
+        QVERIFY(s.info().kernels.size() >= 5);
+        QCOMPARE(modelDemoSessionDir(bin.path()), dir);
+    }
+    void the_model_session_is_found_in_the_install_tree()
+    {
+        if (QFileInfo(QStringLiteral(AK_MODEL_SESSION_SOURCE_DIR)).isDir())
+            QSKIP("the source tree's model session takes precedence over an installed one");
+        QTemporaryDir prefix;
+        QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("bin")));
+        const QString bin = prefix.filePath(QStringLiteral("bin"));
+        QVERIFY(modelDemoSessionDir(bin).isEmpty());
+        QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("share/autokernel-workbench/model-session")));
+        QCOMPARE(modelDemoSessionDir(bin), prefix.filePath(QStringLiteral("share/autokernel-workbench/model-session")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAppOptions)

@@ -97,6 +97,12 @@ template <int Threads>
 __device__ __forceinline__ void ak_named_barrier(int id) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
 }
+// Arrives at hardware barrier `id` without waiting: the other threads of the `Threads` wait there with
+// ak_named_barrier (a one-way signal from one warpgroup to another).
+template <int Threads>
+__device__ __forceinline__ void ak_named_barrier_arrive(int id) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
 // Ordinary stores to shared memory that wgmma or a TMA store (the async proxy) reads next: every writing
 // thread fences, then the threads synchronise.
 __device__ __forceinline__ void ak_fence_proxy_async() {
@@ -178,6 +184,19 @@ __device__ __forceinline__ unsigned long long ak_wgmma_desc(unsigned addr, unsig
 // of the warpgroup holds rows 16w + lane / 4 (d[j][0..1]) and 16w + lane / 4 + 8 (d[j][2..3]), columns
 // 8j + 2 (lane % 4) and + 1. Operand lists written out per N.
 template <int TransB>
+__device__ __forceinline__ void ak_wgmma_ss_n32(float (&d)[4][4], unsigned long long a, unsigned long long b, int scale_d) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32." AK_WGMMA_TYPE "." AK_WGMMA_TYPE " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+        "}, %16, %17, p, 1, 1, 0, %19;\n}\n"
+        :
+          "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+          "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
+        : "l"(a), "l"(b), "r"(scale_d), "n"(TransB));
+}
+
+template <int TransB>
 __device__ __forceinline__ void ak_wgmma_ss_n64(float (&d)[8][4], unsigned long long a, unsigned long long b, int scale_d) {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
@@ -251,12 +270,14 @@ __device__ __forceinline__ void ak_wgmma_ss_n256(float (&d)[32][4], unsigned lon
 
 template <int N, int TransB>
 __device__ __forceinline__ void ak_wgmma_ss(float (&d)[N / 8][4], unsigned long long a, unsigned long long b, int scale_d) {
-    if constexpr (N == 64)
+    if constexpr (N == 32)
+        ak_wgmma_ss_n32<TransB>(d, a, b, scale_d);
+    else if constexpr (N == 64)
         ak_wgmma_ss_n64<TransB>(d, a, b, scale_d);
     else if constexpr (N == 128)
         ak_wgmma_ss_n128<TransB>(d, a, b, scale_d);
     else {
-        static_assert(N == 256, "ak_wgmma_ss: N must be 64, 128 or 256");
+        static_assert(N == 256, "ak_wgmma_ss: N must be 32, 64, 128 or 256");
         ak_wgmma_ss_n256<TransB>(d, a, b, scale_d);
     }
 }

@@ -326,6 +326,24 @@ private slots:
         QVERIFY(!page.originButton()->isEnabled());
     }
 
+    // A session that carries its profile (copied in from the machine it was made on, as the bundled model
+    // session does): the file of that name inside the session folder, when the path given is gone.
+    void aProfileInsideTheSessionFolderIsTheSessionsProfile()
+    {
+        ProfilePage page;
+        auto snapshot = std::make_shared<SessionSnapshot>();
+        snapshot->dir = m_dir.filePath(QStringLiteral("carried"));
+        snapshot->info.profile = ProfileOrigin{};
+        snapshot->info.profile->file = "/tmp/ak-batch/nowhere/profile.json";  // where it was made
+        page.setSession(snapshot, {});
+        QVERIFY(page.originProfileFile().isEmpty());
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("carried")));
+        QVERIFY(QFile::copy(m_path, m_dir.filePath(QStringLiteral("carried/profile.json"))));
+        page.setSession(snapshot, {});
+        QCOMPARE(page.originProfileFile(), QFileInfo(m_dir.filePath(QStringLiteral("carried/profile.json"))).absoluteFilePath());
+        QVERIFY(!page.originButton()->isHidden());
+    }
+
     // verify.json: the measured end-to-end speed-up beside the projection and verify's prediction.
     void theMeasuredEndToEndSpeedupIsShownBesideTheProjection()
     {

@@ -61,6 +61,9 @@ TEST_F(VerifyCli, UsageErrorsNameTheProblem) {
     expect({"verify", s, "--model", "gpt2", "--dtype", "fp64"}, 64, "unknown dtype 'fp64'");
     expect({"verify", s, "--model", "gpt2", "--kernel", "softmax"}, 64, "the session has no kernel 'softmax'");
     expect({"verify", s, "--model", "gpt2", "--frobnicate"}, 64, "--frobnicate");
+    expect({"verify", s, "--model", "gpt2", "--min-speedup", "1.1"}, 64, "--min-speedup goes with --faster-only");
+    expect({"verify", s, "--model", "gpt2", "--faster-only", "--min-speedup", "0.9"}, 64,
+           "--min-speedup takes a speedup of 1 or more");
 }
 
 TEST_F(VerifyCli, AMissingSessionIsAnError) {

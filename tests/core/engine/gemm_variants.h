@@ -35,7 +35,12 @@ inline const std::vector<TunableSettings>& matmul_variants() {
 // The fused gate/up GEMM with the SwiGLU epilogue (wgmma + TMA, warp-specialized, persistent) before the
 // library down GEMM: two consumer warpgroups with 128-column gate and up accumulators (the default tile),
 // one consumer warpgroup with 64-column ones, a plain tile order, and hidden leaving through shared memory
-// in 16-byte stores (STAGED_STORE) with two and with one consumer warpgroup.
+// in 16-byte stores (STAGED_STORE) with two and with one consumer warpgroup; the last partial wave split
+// along F (SPLIT_TAIL: units of 32 and 64 columns beside whole tiles; every shape below 132 tiles is all
+// units), with the fast silu (FAST_SILU) and with staged whole tiles beside directly stored units; one
+// wgmma over the gate and up rows (ONE_WGMMA: m64n256, and m64n64 for the 32-column units; m64n128 with
+// one consumer warpgroup of 64-column tiles); the second consumer warpgroup two k-slices behind the first
+// (STAGGER).
 inline const std::vector<TunableSettings>& fused_mlp_variants() {
     static const std::vector<TunableSettings> variants = {
         {{"FUSE", "1"}},
@@ -43,6 +48,12 @@ inline const std::vector<TunableSettings>& fused_mlp_variants() {
         {{"BLOCK_F", "64"}, {"STAGES", "3"}, {"FUSE", "1"}, {"GROUP_M", "1"}},
         {{"FUSE", "1"}, {"STAGED_STORE", "1"}},
         {{"BLOCK_M", "64"}, {"BLOCK_F", "64"}, {"FUSE", "1"}, {"STAGED_STORE", "1"}},
+        {{"SPLIT_TAIL", "4"}, {"FUSE", "1"}},
+        {{"SPLIT_TAIL", "2"}, {"FUSE", "1"}, {"FAST_SILU", "1"}},
+        {{"BLOCK_M", "64"}, {"SPLIT_TAIL", "2"}, {"FUSE", "1"}, {"STAGED_STORE", "1"}},
+        {{"SPLIT_TAIL", "4"}, {"ONE_WGMMA", "1"}, {"FUSE", "1"}, {"FAST_SILU", "1"}},
+        {{"BLOCK_M", "64"}, {"BLOCK_F", "64"}, {"ONE_WGMMA", "1"}, {"FUSE", "1"}},
+        {{"SPLIT_TAIL", "4"}, {"ONE_WGMMA", "1"}, {"FAST_SILU", "1"}, {"STAGGER", "2"}, {"FUSE", "1"}},
     };
     return variants;
 }

@@ -23,7 +23,13 @@ struct RowKernelVariant {
 // the fused mean of cross_entropy under a cluster; the LOAD cache hints (streaming, read-only L2 evict-first)
 // on the streamed, staged and register-cached rows (rmsnorm's two passes: evict-last, then evict-first);
 // cross_entropy's FMA-folded exponentials (FAST_EXP = 2); the bulk L2 prefetch of a streamed row (PREFETCH);
-// cross_entropy's persistent blocks (PERSISTENT, with and without the next row prefetched, one- and two-pass).
+// cross_entropy's persistent blocks (PERSISTENT, with and without the next row prefetched, one- and two-pass);
+// cross_entropy's software-pipelined one-pass row (PIPE) under a register cap (MIN_BLOCKS), also persistent;
+// cross_entropy's TMA ring (RING: a producer warp's bulk copies through shared-memory stages; peeled rows), with
+// the fused mean, small stages with 64 consumer threads, large stages with 512; cross_entropy's exponentials
+// two per packed f16x2 MUFU op (EXP2X) and partly on the FMA pipe (POLY_EXP), streamed and ring-fed; the ring with
+// one block per row, and with the rows' stages shared equally among persistent blocks (SPLIT: split rows combined
+// by the fused mean), its stage max on packed pairs (MAX2).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -55,6 +61,28 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"PERSISTENT", "2"}, {"PREFETCH", "1"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"},
                            {"UNROLL", "4"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"PERSISTENT", "1"}, {"BLOCK_THREADS", "1024"}, {"VEC", "8"}, {"UNROLL", "2"}}},
+        {"cross_entropy", {{"PIPE", "1"}, {"MIN_BLOCKS", "2"}, {"LOAD", "2"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"},
+                           {"UNROLL", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"PIPE", "1"}, {"MIN_BLOCKS", "12"}, {"BLOCK_THREADS", "128"}, {"VEC", "8"}, {"UNROLL", "2"},
+                           {"ONLINE", "1"}, {"FAST_EXP", "2"}, {"LOAD", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"PIPE", "1"}, {"PERSISTENT", "2"}, {"VEC", "8"}, {"ONLINE", "1"}}},
+        {"cross_entropy", {{"RING", "4"}, {"PERSISTENT", "2"}, {"LOAD", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"},
+                           {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"RING", "2"}, {"RING_KB", "4"}, {"PERSISTENT", "4"}, {"BLOCK_THREADS", "64"}, {"ONLINE", "1"}}},
+        {"cross_entropy", {{"EXP2X", "1"}, {"PIPE", "1"}, {"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"UNROLL", "2"},
+                           {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"POLY_EXP", "3"}, {"EXP2X", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"},
+                           {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"POLY_EXP", "2"}, {"VEC", "4"}, {"UNROLL", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"RING", "3"}, {"FAST_EXP", "2"}, {"LOAD", "2"}}},  // one block per row, ONLINE unset
+        {"cross_entropy", {{"RING", "4"}, {"FAST_EXP", "2"}, {"LOAD", "2"}, {"FUSED_MEAN", "1"}, {"EXP2X", "1"}}},
+        {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}, {"FAST_EXP", "2"},
+                           {"LOAD", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"MAX2", "1"}, {"EXP2X", "1"}, {"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"},
+                           {"FAST_EXP", "2"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"SPLIT", "1"}, {"RING", "2"}, {"RING_KB", "4"}, {"PERSISTENT", "3"}, {"BLOCK_THREADS", "128"},
+                           {"ONLINE", "1"}, {"FUSED_MEAN", "1"}}},
+        {"cross_entropy", {{"RING", "6"}, {"RING_KB", "16"}, {"PERSISTENT", "1"}, {"BLOCK_THREADS", "512"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},

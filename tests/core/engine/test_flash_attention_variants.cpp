@@ -136,3 +136,33 @@ TEST_F(FlashAttentionVariants, InvalidCombinationsAreNamedCompileErrors) {
             << report.compiles[0].result.log;
     }
 }
+
+// The knobs that only one structure reads say so (`when MMA=...`), so the search spends no experiment on
+// them under another MMA, and they come in the order that pays (the sweep takes tier 1 in declaration
+// order and starts again from the top after every keep): MMA, BLOCK_M, then MMA=3's schedule before the
+// key tile, so a climb from the starter reaches PERSISTENT, PINGPONG and HEAD_DIM early.
+TEST(FlashAttentionStarter, KnobsOfOneStructureAreDeclaredWhenThatStructure) {
+    const KernelContract contract = parse_contract(starter());
+    ASSERT_TRUE(contract.errors.empty()) << contract.errors[0].message;
+    const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+        {"MMA", {}},
+        {"BLOCK_M", {}},
+        {"PERSISTENT", {"3"}},
+        {"PINGPONG", {"3"}},
+        {"HEAD_DIM", {"3"}},
+        {"OVERLAP", {"3"}},
+        {"BLOCK_N", {}},
+        {"STAGES", {"2", "3"}},
+        {"NUM_WARPS", {"0", "1", "2"}},
+        {"LAZY_RESCALE", {"3"}},
+        {"MAX_HEAD_DIM", {"0", "1"}},
+    };
+    ASSERT_EQ(contract.tunables.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const Tunable& t = contract.tunables[i];
+        EXPECT_EQ(t.name, expected[i].first);
+        EXPECT_EQ(t.when, expected[i].second.empty() ? "" : "MMA") << t.name;
+        EXPECT_EQ(t.when_values, expected[i].second) << t.name;
+        EXPECT_EQ(t.tier, t.name == "LAZY_RESCALE" ? 2 : t.name == "MAX_HEAD_DIM" ? 4 : 1) << t.name;
+    }
+}

@@ -184,6 +184,22 @@ TEST_F(GemmVariants, FusedMlpOffHopperIsANamedCompileError) {
         << report.compiles[0].result.log;
 }
 
+// fused_mlp's tunable combinations that FUSE=1 cannot run: a COMPILE_ERROR naming the rule.
+TEST_F(GemmVariants, FusedMlpInvalidCombinationsAreNamedCompileErrors) {
+    const std::vector<std::pair<Tunables, std::string>> cases = {
+        {{{"BLOCK_F", "64"}, {"SPLIT_TAIL", "4"}, {"FUSE", "1"}},
+         "FUSE=1: SPLIT_TAIL units of BLOCK_F / SPLIT_TAIL columns take wgmma N >= 32"},
+        {{{"BLOCK_M", "64"}, {"STAGGER", "1"}, {"FUSE", "1"}}, "FUSE=1: STAGGER offsets the second consumer warpgroup"},
+        {{{"STAGES", "2"}, {"STAGGER", "2"}, {"FUSE", "1"}}, "STAGGER < STAGES"},
+    };
+    for (const auto& [tunables, message] : cases) {
+        const auto report = compile(tunables, {DType::fp16}, "sm_90a", "fused_mlp.cu");
+        ASSERT_FALSE(report.ok()) << describe(tunables) << " compiled";
+        EXPECT_NE(report.compiles[0].result.log.find(message), std::string::npos)
+            << describe(tunables) << ":\n" << report.compiles[0].result.log;
+    }
+}
+
 // The search sweeps the lowest tier first, in declaration order: the structural switch (matmul's MMA,
 // fused_mlp's FUSE) is the first tunable it changes, so a climb from the starter reaches the tensor-core
 // kernels before it spends experiments on tiles that only the FMA path reads.

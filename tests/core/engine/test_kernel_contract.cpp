@@ -114,6 +114,8 @@ TEST(ParseContract, MalformedAnnotationsNameTheProblem) {
               std::string::npos);
     EXPECT_NE(error_message(parse_contract("// @autokernel tuneable X = 1 {1}")).find("unknown keyword 'tuneable'"),
               std::string::npos);
+    EXPECT_NE(error_message(parse_contract("// @autokernel tuneable X = 1 {1}")).find("expected 'type', 'tunable' or 'preset'"),
+              std::string::npos);
 }
 
 TEST(ParseContract, DuplicatesAreErrorsNamingTheFirstLine) {
@@ -165,6 +167,76 @@ TEST(ParseContract, AWhenThatCannotHoldIsAnErrorOnItsLine) {
                   .find("value '' is empty or malformed"),
               std::string::npos);
     EXPECT_NE(first("// @autokernel tunable A = 1 {1} tier 1 tier 2\n").find("unexpected 'tier 2'"), std::string::npos);
+}
+
+// `preset NAME [sm_XY|sm_XY+] A=V ...`: a known-good configuration the search agent evaluates first.
+TEST(ParseContract, PresetsReadTheirGpuConditionSettingsAndHelp) {
+    const auto c = parse_contract("// @autokernel preset early MMA=1\n"
+                                  "// @autokernel tunable MMA = 0 {0, 1, 3} tier 1\n"
+                                  "// @autokernel tunable STAGES = 4 {2, 4} tier 2 when MMA=3\n"
+                                  "// @autokernel preset hopper sm_90 MMA=3 STAGES=2 -- 0.99x cuBLAS\n"
+                                  "// @autokernel preset newer sm_80+ MMA=1\n");
+    ASSERT_TRUE(c.ok()) << c.error_text("k.cu");
+    ASSERT_EQ(c.presets.size(), 3u);
+    EXPECT_EQ(c.presets[0].name, "early") << "a preset may come before the tunables it sets";
+    EXPECT_EQ(c.presets[0].sm, 0);
+    EXPECT_EQ(c.presets[0].line, 1);
+    const Preset& hopper = c.presets[1];
+    EXPECT_EQ(hopper.name, "hopper");
+    EXPECT_EQ(hopper.sm, 90);
+    EXPECT_FALSE(hopper.sm_or_newer);
+    EXPECT_EQ(hopper.values, (std::vector<std::pair<std::string, std::string>>{{"MMA", "3"}, {"STAGES", "2"}}));
+    EXPECT_EQ(hopper.help, "0.99x cuBLAS");
+    EXPECT_EQ(hopper.line, 4);
+    EXPECT_EQ(c.presets[2].sm, 80);
+    EXPECT_TRUE(c.presets[2].sm_or_newer);
+    EXPECT_EQ(preset_condition_text(c.presets[0]), "every GPU");
+    EXPECT_EQ(preset_condition_text(hopper), "sm_90");
+    EXPECT_EQ(preset_condition_text(c.presets[2]), "sm_80+");
+}
+
+TEST(PresetApplies, MatchesTheComputeCapabilityExactlyOrFromAVersionOn) {
+    Preset exact;
+    exact.sm = 90;
+    Preset newer;
+    newer.sm = 80;
+    newer.sm_or_newer = true;
+    const Preset any;
+    EXPECT_TRUE(preset_applies(exact, "9.0"));
+    EXPECT_FALSE(preset_applies(exact, "10.0")) << "sm_90a code does not run on a newer GPU";
+    EXPECT_FALSE(preset_applies(exact, "8.9"));
+    EXPECT_TRUE(preset_applies(newer, "8.0"));
+    EXPECT_TRUE(preset_applies(newer, "8.6"));
+    EXPECT_TRUE(preset_applies(newer, "12.0"));
+    EXPECT_FALSE(preset_applies(newer, "7.5"));
+    EXPECT_FALSE(preset_applies(exact, "")) << "unknown capability: only presets without a condition";
+    EXPECT_FALSE(preset_applies(newer, "nine"));
+    EXPECT_TRUE(preset_applies(any, ""));
+    EXPECT_TRUE(preset_applies(any, "7.0"));
+}
+
+TEST(ParseContract, BadPresetsAreErrorsOnTheirLine) {
+    const auto first = [](const std::string& text) {
+        const auto c = parse_contract("// @autokernel tunable A = 1 {1, 2}\n// @autokernel tunable B = 1 {1, 2}\n" + text);
+        return c.errors.empty() ? std::string("no error") : std::to_string(c.errors[0].line) + ": " + c.errors[0].message;
+    };
+    EXPECT_EQ(first("// @autokernel preset\n"), "3: preset: expected a name after 'preset'");
+    EXPECT_EQ(first("// @autokernel preset 9x A=2\n"), "3: preset: '9x' is not a valid name (letters, digits, '_')");
+    EXPECT_EQ(first("// @autokernel preset p sm_90\n"), "3: preset p: sets no tunable (expected NAME=VALUE settings)");
+    EXPECT_EQ(first("// @autokernel preset p A=2 -- help only after settings\n// @autokernel preset q -- none\n"),
+              "4: preset q: sets no tunable (expected NAME=VALUE settings)");
+    EXPECT_EQ(first("// @autokernel preset p sm_nine A=2\n"),
+              "3: preset p: GPU condition 'sm_nine' is not sm_XY or sm_XY+ (a compute capability, e.g. sm_90 or sm_80+)");
+    EXPECT_EQ(first("// @autokernel preset p A = 2\n"),
+              "3: preset p: expected NAME=VALUE settings (and an optional sm_XY condition first), got 'A'");
+    EXPECT_EQ(first("// @autokernel preset p A=2 sm_90\n"),
+              "3: preset p: expected NAME=VALUE settings (and an optional sm_XY condition first), got 'sm_90'");
+    EXPECT_EQ(first("// @autokernel preset p A=2 A=1\n"), "3: preset p: A is set twice");
+    EXPECT_EQ(first("// @autokernel preset p C=2\n"), "3: preset p: C is not a declared tunable");
+    EXPECT_EQ(first("// @autokernel preset p A=3\n"), "3: preset p: A=3 is not in {1, 2}");
+    EXPECT_EQ(first("// @autokernel preset p A=2\n// @autokernel preset p B=2\n"),
+              "4: preset p: declared again (first on line 3)");
+    EXPECT_EQ(first("// @autokernel preset p sm_90+ A=2 B=2 -- fine\n"), "no error");
 }
 
 TEST(SetTunable, RewritesOnlyThatValue) {

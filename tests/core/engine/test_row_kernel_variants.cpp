@@ -123,6 +123,30 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"cross_entropy", {{"PERSISTENT", "1"}, {"SMEM_ROW", "100"}}, "sm_90a",
          "PERSISTENT loops one streamed row per block at a time: it needs ROWS_PER_BLOCK = 1, CLUSTER = 1"},
         {"cross_entropy", {{"PERSISTENT", "2"}, {"ROWS_PER_BLOCK", "2"}}, "sm_90a", "PERSISTENT loops one streamed row"},
+        {"cross_entropy", {{"PIPE", "1"}}, "sm_90a", "PIPE double-buffers the one-pass row's loads: it needs ONLINE = 1"},
+        {"cross_entropy", {{"MIN_BLOCKS", "4"}, {"BLOCK_THREADS", "1024"}}, "sm_90a",
+         "MIN_BLOCKS: 0 or a number of blocks per SM whose threads fit in one SM"},
+        {"cross_entropy", {{"MIN_BLOCKS", "1"}, {"PERSISTENT", "2"}}, "sm_90a",
+         "MIN_BLOCKS must leave room for the PERSISTENT blocks per SM"},
+        {"cross_entropy", {{"RING", "4"}, {"ONLINE", "1"}, {"ROWS_PER_BLOCK", "2"}}, "sm_90a",
+         "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1"},
+        {"cross_entropy", {{"RING", "4"}, {"PERSISTENT", "1"}, {"ONLINE", "1"}}, "sm_80",
+         "RING uses bulk copies (cp.async.bulk) and mbarrier transaction counts: it needs sm_90"},
+        {"cross_entropy", {{"RING", "8"}, {"PERSISTENT", "4"}, {"ONLINE", "1"}}, "sm_90a",
+         "RING: PERSISTENT blocks of RING * RING_KB KiB must fit in one SM's 228 KB of shared memory"},
+        {"cross_entropy", {{"RING", "4"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "512"}, {"PERSISTENT", "1"}, {"ONLINE", "1"}}, "sm_90a",
+         "RING: every consumer thread takes the same number of 16-byte vectors of a stage"},
+        {"cross_entropy", {{"RING", "4"}, {"PERSISTENT", "1"}, {"ONLINE", "1"}, {"PIPE", "1"}}, "sm_90a",
+         "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW, ROW_CACHE and CLUSTER do not apply"},
+        {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}, "sm_90a",
+         "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused mean: it "
+         "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
+        {"cross_entropy", {{"MAX2", "1"}, {"FAST_EXP", "2"}, {"ONLINE", "1"}}, "sm_90a",
+         "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2"},
+        {"cross_entropy", {{"EXP2X", "1"}, {"ONLINE", "1"}}, "sm_90a",
+         "EXP2X and POLY_EXP change the one-pass row's FMA-folded exponentials: they need FAST_EXP = 2 and ONLINE = 1 "
+         "(or RING, which always folds in one pass)"},
+        {"cross_entropy", {{"POLY_EXP", "2"}, {"FAST_EXP", "2"}}, "sm_90a", "EXP2X and POLY_EXP change the one-pass row's"},
     };
     for (const Case& c : cases) {
         const auto report = compile(c.type, c.tunables, {DType::fp16}, c.arch);

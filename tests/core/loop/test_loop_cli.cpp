@@ -214,6 +214,10 @@ TEST_F(LoopCli, RunUsageErrorsComeFirst) {
     r = run({"run", s, "--budget", "0"});
     EXPECT_EQ(r.exit_code, 64);
     EXPECT_NE(r.err.find("--budget takes a positive whole number"), std::string::npos) << r.err;
+    r = run({"run", s, "--kernel-budget", "none"});
+    EXPECT_EQ(r.exit_code, 64);
+    EXPECT_NE(r.err.find("--kernel-budget takes a positive whole number of experiments per kernel"), std::string::npos)
+        << r.err;
     r = run({"run", s, "--threshold", "2"});
     EXPECT_EQ(r.exit_code, 64);
     r = run({"run", s, "--dtype", "fp64"});
@@ -270,6 +274,25 @@ TEST_F(LoopCli, RunMeasuresTheStarterThenRunsTheAgentWithinTheBudget) {
     EXPECT_EQ(s.experiments()[1].outcome, Outcome::Baseline);
     EXPECT_DOUBLE_EQ(s.experiments()[1].latency_us.value_or(0), 100.0);
     EXPECT_EQ(s.experiments()[1].tag.rfind("run-", 0), 0u);
+}
+
+TEST_F(LoopCli, AKernelBudgetReachesEveryKernelInOneRun) {
+    if (!search_agent_built()) GTEST_SKIP() << "the search agent is not built yet";
+    ASSERT_EQ(run({"new", (dir / "s").string(), "--kernel", "rmsnorm", "--kernel", "softmax"}).exit_code, 0);
+    use_fake_evaluator();
+    const CliResult r = run({"run", (dir / "s").string(), "--kernel-budget", "2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("4 experiments in this run"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("moved on from: its budget of 2 experiments in this run is spent"), std::string::npos) << r.err;
+    const Session s = Session::open(dir / "s", OpenOptions{.read_only = true});
+    ASSERT_EQ(s.experiments().size(), 6u);
+    int rmsnorm = 0, softmax = 0;
+    for (std::size_t i = 2; i < 6; ++i) {
+        rmsnorm += s.experiments()[i].kernel_file == "kernels/rmsnorm.cu";
+        softmax += s.experiments()[i].kernel_file == "kernels/softmax.cu";
+    }
+    EXPECT_EQ(rmsnorm, 2);
+    EXPECT_EQ(softmax, 2);
 }
 
 TEST_F(LoopCli, CtrlCFinishesTheCurrentEvaluationRecordsItAndExits0) {

@@ -561,6 +561,26 @@ TEST(LoopController, AnExhaustedAgentMovesOnToTheNextKernel) {
     EXPECT_EQ(f.observer.matching("log rmsnorm: the scripted agent has nothing new to try").size(), 1u);
 }
 
+TEST(LoopController, APerKernelBudgetGivesEveryKernelItsExperimentsInOneRun) {
+    Fixture f({kernel("rmsnorm"), kernel("softmax", "softmax")});
+    f.agent->bounded = true;  // like the sweep: no "reverts in a row" rule, it would go on and on
+    f.agent->fallback = faster_each_time("x");
+    LoopBudget b;
+    b.max_experiments_per_kernel = 3;
+    auto c = f.controller();
+    c->run(b);
+    ASSERT_EQ(f.session.experiments().size(), 8u);
+    for (int i = 2; i < 5; ++i) EXPECT_EQ(f.exp(i).kernel_file, "kernels/rmsnorm.cu") << i;
+    for (int i = 5; i < 8; ++i) EXPECT_EQ(f.exp(i).kernel_file, "kernels/softmax.cu") << i;
+    EXPECT_EQ(f.observer.matching("kernel softmax: rmsnorm moved on from: its budget of 3 experiments in this run is spent").size(), 1u);
+    EXPECT_EQ(f.observer.matching("log every kernel has been moved on from (rmsnorm: its budget of 3 experiments").size(), 1u);
+    EXPECT_EQ(c->state(), LoopState::Finished);
+    b.max_experiments_per_kernel = 1;  // counted per run: the next run has its own
+    c->run(b);
+    ASSERT_EQ(f.session.experiments().size(), 10u);
+    EXPECT_NE(f.exp(8).kernel_file, f.exp(9).kernel_file) << "one experiment of each kernel";
+}
+
 TEST(LoopController, BudgetLimitsTheExperimentsOfOneRun) {
     Fixture f;
     f.agent->fallback = faster_each_time("x");

@@ -793,13 +793,28 @@ TEST(SearchAgentSweep, SweepsEveryStarterKernelThroughAllItsSingleChanges) {
         for (const auto& t : contract.tunables)
             if (t.when.empty() || std::count(t.when_values.begin(), t.when_values.end(), contract.find(t.when)->value))
                 expected += t.allowed.size() - 1;
+        // No compute capability recorded: of the presets only those for every GPU come first; one that
+        // changes a single tunable is one of the sweep's single changes (not proposed twice).
+        std::size_t any_gpu = 0;
+        for (const Preset& p : contract.presets) {
+            if (p.sm != 0) continue;
+            ++any_gpu;
+            std::size_t changes = 0;
+            for (const auto& [name, value] : p.values) changes += contract.find(name)->value != value;
+            if (changes > 1) ++expected;
+        }
         SimulatedLoop loop(source, flat);
         loop.context.kernel.name = entry.path().stem().string();
         loop.context.kernel.type = std::string(to_string(*contract.type));
         SearchAgent agent(sweep_settings(loop));
         EXPECT_EQ(static_cast<std::size_t>(loop.run(agent, 1000)), expected) << entry.path();
         int last_tier = 0;
-        for (const auto& p : loop.proposals) {
+        for (std::size_t i = 0; i < loop.proposals.size(); ++i) {
+            const auto& p = loop.proposals[i];
+            if (i < any_gpu) {
+                EXPECT_TRUE(starts_with(p.description, "search: preset ")) << p.description;
+                continue;
+            }
             const auto names = changed(source, p.source);
             ASSERT_EQ(names.size(), 1u) << p.description;
             const int tier = contract.find(names[0])->tier;
@@ -809,6 +824,147 @@ TEST(SearchAgentSweep, SweepsEveryStarterKernelThroughAllItsSingleChanges) {
         }
     }
     EXPECT_EQ(starters, 9);
+}
+
+// ---- presets ----------------------------------------------------------------------------------------
+
+// kSource with presets: one for sm_90 only, one for sm_80 and newer, one for every GPU.
+std::string with_presets(const std::string& presets) {
+    std::string source = kSource;
+    const std::string anchor = "extern \"C\"";
+    source.insert(source.find(anchor), presets);
+    return source;
+}
+
+const std::string kPresets =
+    "// @autokernel preset hopper sm_90 BLOCK_THREADS=512 VEC=8 -- a Hopper configuration\n"
+    "// @autokernel preset ampere sm_80+ BLOCK_THREADS=128 VEC=4\n"
+    "// @autokernel preset anywhere ROWS_PER_BLOCK=4\n";
+
+TEST(SearchAgentPresets, ProposesThePresetsForTheGpuFirstInOrderThenSweepsFromTheBest) {
+    // VEC=8 with 512 threads is the valley: the Hopper preset is kept, the others are reverted.
+    SimulatedLoop loop(with_presets(kPresets), [](const Config& c) -> std::optional<double> {
+        double t = 100;
+        if (c.at("VEC") == "8") t -= 40;
+        if (c.at("BLOCK_THREADS") == "512") t -= 10;
+        return t;
+    });
+    loop.context.gpu_compute_capability = "9.0";
+    std::vector<std::string> lines;
+    auto settings = sweep_settings(loop);
+    settings.log = [&](const std::string& l) { lines.push_back(l); };
+    SearchAgent agent(settings);
+    ASSERT_EQ(loop.run(agent, 4), 4);
+    EXPECT_EQ(loop.proposals[0].description, "search: preset hopper (sm_90): BLOCK_THREADS 256->512, VEC 1->8");
+    EXPECT_EQ(loop.outcomes[0], Outcome::Kept);
+    // Applied to the new best: 512 -> 128 and 8 -> 4 (ROWS_PER_BLOCK keeps the best's value).
+    EXPECT_EQ(loop.proposals[1].description, "search: preset ampere (sm_80+): BLOCK_THREADS 512->128, VEC 8->4");
+    EXPECT_EQ(loop.outcomes[1], Outcome::Reverted);
+    EXPECT_EQ(loop.proposals[2].description, "search: preset anywhere (every GPU): ROWS_PER_BLOCK 1->4");
+    // Then the sweep, from the kept preset, one change at a time: first the tunables the preset did not
+    // set (tier 1 ROWS_PER_BLOCK, tier 2 UNROLL, ...), then the preset's own (BLOCK_THREADS, VEC).
+    EXPECT_EQ(loop.proposals[3].description, "search: ROWS_PER_BLOCK 1->2 (tier 1)");
+    EXPECT_EQ(changed(loop.context.best_source, loop.proposals[3].source).size(), 1u);
+    loop.run(agent, 1000);
+    std::vector<std::string> order;
+    for (std::size_t i = 3; i < loop.proposals.size(); ++i) {
+        const auto names = changed(loop.context.best_source, loop.proposals[i].source);
+        if (names.size() == 1 && (order.empty() || order.back() != names[0])) order.push_back(names[0]);
+    }
+    EXPECT_EQ(order, (std::vector<std::string>{"ROWS_PER_BLOCK", "UNROLL", "USE_FAST", "PAD", "BLOCK_THREADS", "VEC"}));
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.find("now the preset's own settings, from tier 1") != std::string::npos;
+    }));
+}
+
+TEST(SearchAgentPresets, PassesOverPresetsForAnotherGpuWithALogLine) {
+    SimulatedLoop loop(with_presets(kPresets), flat);
+    loop.context.gpu_compute_capability = "8.6";
+    std::vector<std::string> lines;
+    auto settings = sweep_settings(loop);
+    settings.log = [&](const std::string& l) { lines.push_back(l); };
+    SearchAgent agent(settings);
+    ASSERT_EQ(loop.run(agent, 2), 2);
+    EXPECT_TRUE(starts_with(loop.proposals[0].description, "search: preset ampere (sm_80+)"));
+    EXPECT_TRUE(starts_with(loop.proposals[1].description, "search: preset anywhere (every GPU)"));
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.find("preset hopper (sm_90) of rmsnorm is not for this GPU (compute capability 8.6)") != std::string::npos;
+    }));
+    // No recorded compute capability: only the preset without a condition.
+    SimulatedLoop unknown(with_presets(kPresets), flat);
+    SearchAgent agent2(sweep_settings(unknown));
+    ASSERT_EQ(unknown.run(agent2, 2), 2);
+    EXPECT_TRUE(starts_with(unknown.proposals[0].description, "search: preset anywhere"));
+    EXPECT_TRUE(starts_with(unknown.proposals[1].description, "search: BLOCK_THREADS"));
+}
+
+TEST(SearchAgentPresets, APresetIsTriedOncePerKernelAlsoByANewInstance) {
+    SimulatedLoop loop(with_presets(kPresets), flat);
+    loop.context.gpu_compute_capability = "9.0";
+    {
+        SearchAgent agent(sweep_settings(loop));
+        ASSERT_EQ(loop.run(agent, 3), 3);
+    }
+    SearchAgent again(sweep_settings(loop));  // a new run: the history says which presets were tried
+    EXPECT_FALSE(again.exhausted(loop.context));
+    ASSERT_TRUE(loop.step(again));
+    EXPECT_TRUE(starts_with(loop.proposals.back().description, "search: BLOCK_THREADS")) << loop.proposals.back().description;
+}
+
+TEST(SearchAgentPresets, KeepsPresetsAwayFromFrozenTunablesAndFromTheBestsOwnValues) {
+    const std::string source = with_presets(
+        "// @autokernel preset same ROWS_PER_BLOCK=1 VEC=1\n"
+        "// @autokernel preset wide sm_90 VEC=8\n"
+        "// @autokernel preset threads sm_90 BLOCK_THREADS=64\n");
+    SimulatedLoop loop(source, flat);
+    loop.context.gpu_compute_capability = "9.0";
+    loop.context.steering.frozen_tunables = {"VEC"};
+    std::vector<std::string> lines;
+    auto settings = sweep_settings(loop);
+    settings.log = [&](const std::string& l) { lines.push_back(l); };
+    SearchAgent agent(settings);
+    ASSERT_EQ(loop.run(agent, 1), 1);
+    EXPECT_EQ(loop.proposals[0].description, "search: preset threads (sm_90): BLOCK_THREADS 256->64");
+    auto logged = [&](const std::string& text) {
+        return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+    };
+    EXPECT_TRUE(logged("preset same (every GPU) of rmsnorm: the current best already has its values"));
+    EXPECT_TRUE(logged("preset wide (sm_90) of rmsnorm sets a tunable the steering holds"));
+}
+
+TEST(SearchAgentPresets, TheEvolveStrategyStartsFromThePresetsToo) {
+    SimulatedLoop loop(with_presets(kPresets), flat);
+    loop.context.gpu_compute_capability = "9.0";
+    auto settings = sweep_settings(loop);
+    settings.strategy = SearchStrategy::Evolve;
+    SearchAgent agent(settings);
+    ASSERT_EQ(loop.run(agent, 4), 4);
+    EXPECT_TRUE(starts_with(loop.proposals[0].description, "search: preset hopper"));
+    EXPECT_TRUE(starts_with(loop.proposals[1].description, "search: preset ampere"));
+    EXPECT_TRUE(starts_with(loop.proposals[2].description, "search: preset anywhere"));
+    EXPECT_FALSE(starts_with(loop.proposals[3].description, "search: preset"));
+}
+
+TEST(SearchAgentPresets, EveryShippedPresetParsesAndChangesItsStarter) {
+    // The starters' presets name declared tunables with allowed values (the contract checks that) and
+    // each gives a configuration other than the starter's on the GPU it is for.
+    int presets = 0;
+    for (const KernelType type : all_kernel_types()) {
+        const fs::path file = fs::path(AK_SOURCE_KERNELS_DIR) / "cuda" / (std::string(to_string(type)) + ".cu");
+        std::ifstream in(file);
+        ASSERT_TRUE(in) << file;
+        std::stringstream text;
+        text << in.rdbuf();
+        const KernelContract contract = parse_contract(text.str());
+        ASSERT_TRUE(contract.ok()) << contract.error_text(file.string());
+        for (const Preset& p : contract.presets) {
+            ++presets;
+            bool changes = false;
+            for (const auto& [name, value] : p.values) changes = changes || contract.find(name)->value != value;
+            EXPECT_TRUE(changes) << file << ": preset " << p.name << " is the starter's own configuration";
+        }
+    }
+    EXPECT_GE(presets, 9) << "a preset for every starter";
 }
 
 TEST(AgentFactory, MakesSearchAgentsAndRefusesUnknownStrategies) {

@@ -64,6 +64,32 @@ TEST(BundledSession, ABundleWithoutTheEmptyFoldersGitDoesNotTrackStillOpens) {
     fs::remove_all(work);
 }
 
+TEST(BundledSession, TheModelSessionHasEveryKernelOfItsProfileSearchedAndVerified) {
+    // resources/model-session: llama-160m profiled, made into a session, searched and verified on an H200
+    // (scripts/gpu-jobs/verify.sh, bundled with scripts/bundle-session.sh).
+    const fs::path bundle = AK_MODEL_SESSION_DIR;
+    if (!fs::exists(bundle)) GTEST_SKIP() << "this checkout has no " << bundle;
+    ASSERT_TRUE(ak::is_bundled_session(bundle)) << bundle;
+    EXPECT_TRUE(fs::is_regular_file(bundle / "profile.json"));
+    EXPECT_TRUE(fs::is_regular_file(bundle / "verify.json"));
+    const fs::path cache = fresh_dir("ak-model-bundle-cache");
+    const ak::Session s = ak::Session::open(ak::materialize_bundled_session(bundle, cache),
+                                            ak::OpenOptions{.read_only = true});
+    ASSERT_TRUE(s.info().profile.has_value());
+    EXPECT_EQ(s.info().gpu, "NVIDIA H200");
+    EXPECT_EQ(s.info().gpu_compute_capability, "9.0");
+    ASSERT_GE(s.info().kernels.size(), 5u);
+    for (const ak::KernelEntry& k : s.info().kernels) {
+        // Every kernel was timed in the loop: its starter measured and at least one more experiment.
+        int timed = 0;
+        for (const ak::Experiment& e : s.experiments())
+            if (e.kernel_file == ak::Session::kernel_file_of(k.name) && e.latency_us) ++timed;
+        EXPECT_GE(timed, 2) << k.name;
+    }
+    EXPECT_TRUE(s.warnings().empty()) << s.warnings().front();
+    fs::remove_all(cache);
+}
+
 TEST(BundledSession, AFolderThatIsNotABundleIsRefusedByName) {
     const fs::path d = fresh_dir("ak-not-bundle");
     try {

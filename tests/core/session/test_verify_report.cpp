@@ -337,3 +337,13 @@ TEST(VerifyExplanations, TheAaFloorSaysWhenASpeedupIsNoMeasurableDifference) {
 
 }  // namespace
 }  // namespace ak
+
+TEST(FasterOnly, AKernelMustBeatPyTorchByMoreThanTheMargin) {
+    EXPECT_EQ(ak::faster_only_skip_reason(std::nullopt, 1.05), "no measured speedup");
+    EXPECT_EQ(ak::faster_only_skip_reason(0.84, 1.05), "not faster than PyTorch (0.84x)");
+    EXPECT_EQ(ak::faster_only_skip_reason(1.0, 1.05), "not faster than PyTorch (1.00x)");
+    EXPECT_EQ(ak::faster_only_skip_reason(1.03, 1.05), "within 5 % of PyTorch (1.03x; --faster-only needs more than 1.05x)");
+    EXPECT_EQ(ak::faster_only_skip_reason(1.05, 1.05), "within 5 % of PyTorch (1.05x; --faster-only needs more than 1.05x)");
+    EXPECT_FALSE(ak::faster_only_skip_reason(1.28, 1.05).has_value());
+    EXPECT_FALSE(ak::faster_only_skip_reason(1.01, 1.0).has_value()) << "--min-speedup 1: any gain";
+}

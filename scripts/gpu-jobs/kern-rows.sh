@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# GPU job of the memory-bound long rows (issue 12): many cross_entropy configurations side by side, softmax at
+# both long shapes, then eager PyTorch and torch.compile (default and max-autotune-no-cudagraphs) at every
+# target shape of the row kernels, in one job.
+#   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
+#      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
+#      8192x50257: cross_entropy's one-block-per-row TMA ring (RING=4 x 8 KiB, 256 consumers, the best of
+#      the 12:00 call) against the 2026-12-02 best (512 threads, UNROLL=4: 83.9 % of copy), then its stage
+#      size and count, consumers, load hint, MAX2 / EXP2X, persistent deep rings, and the pair in bf16 (the cap may
+#      skip the last pairs; 31 s stay for part 2).
+#      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
+#      registers/spill bytes of the timed dtype's compile.
+# Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
+# Writes $OUT/kern-rows/bench.tsv (every timing row), bench-N-*.json, torch.tsv, torch.log, log.txt; prints
+# the summary last.
+# targets: autokernel autokernel-evaluator
+# cap: 62 seconds
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$(cd "${1:?usage: kern-rows.sh BIN_DIR}" && pwd)
+out=${OUT:-/tmp/out}/kern-rows
+mkdir -p "$out"
+work=$(mktemp -d /tmp/kern-rows.XXXXXX)
+log="$out/log.txt"
+tsv="$out/bench.tsv"
+: > "$log"
+t0=$(date +%s)
+say() { echo "=== $* (t+$(($(date +%s) - t0))s)" | tee -a "$log"; }
+cap=$(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+' | head -1); cap=${cap:-150}  # the batch kills the job at its cap
+left() { echo $((cap - ($(date +%s) - t0))); }
+export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources  # this branch's headers and starters
+[[ -d $root/.deps/lib ]] && export LD_LIBRARY_PATH=$root/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+[[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
+
+# A copy of starter TYPE with some tunables' defaults changed (the launcher passes them as -D).
+variant() {  # variant TYPE NAME TUNABLES(NAME=VALUE,...) -> path
+  local f="$work/$1-$2.cu"
+  cp "$root/kernels/cuda/$1.cu" "$f"
+  for kv in ${3//,/ }; do
+    grep -qE "@autokernel tunable ${kv%%=*} = " "$f" || echo "WARNING: $1 has no tunable ${kv%%=*}" | tee -a "$log"
+    sed -E -i "s/(@autokernel tunable ${kv%%=*} = )[0-9]+/\1${kv#*=}/" "$f"
+  done
+  echo "$f"
+}
+
+# ---- summary ----------------------------------------------------------------------------------------------
+summary() {
+  say "bench details"
+  grep -E "^#|^  " "$log" | grep -vE "^=== " | cut -c1-400 | head -80
+  say "summary (pct_copy target >= 90; speedup = eager ATen / ours; A = config, ref = ref_config; regs = registers/spill bytes)"
+  column -t -s $'\t' "$tsv" 2>/dev/null || cat "$tsv"
+  say "torch baselines (us; compile_s = the first call, compile + autotune, run in parallel workers)"
+  column -t -s $'\t' "$out/torch.tsv" 2>/dev/null || cat "$out/torch.tsv" 2>/dev/null
+  rm -rf "$work"
+}
+trap 'echo "=== interrupted at the cap"; summary; exit 130' INT TERM
+
+nb=0
+torch_part=${AK_ROWS_TORCH:-1}
+reserve=$(( torch_part ? ${AK_TORCH_RESERVE:-31} : 0 ))  # seconds the benches leave to part 2
+printf 'type\tconfig\tshape\tdtype\tours_us\tiqr_us\tbaseline_us\tbaseline\tspeedup\tgb_s\tpct_copy\tregs\tref_config\tref_us\tref_iqr_us\tref_pct_copy\tref_regs\n' > "$tsv"
+bench() {  # bench TYPE SHAPES CAP CONFIG_A CONFIG_B [DTYPE]: A is the candidate, B the --reference
+  local type=$1 shapes=$2 bcap=$3 a=$4 b=$5 dt=${6:-fp16}  # bcap: not `cap`, which left() reads
+  if (( $(left) < bcap + 5 + reserve )); then say "bench $type skipped: $(left)s left, ${reserve}s kept for the torch baselines"; return; fi
+  say "bench $type $dt  A=$a  B(reference)=$b"
+  local fa fb
+  fa=$(variant "$type" A "$a"); fb=$(variant "$type" B "$b")
+  timeout "$bcap" "$bin/autokernel" bench "$fa" --type "$type" --dtype "$dt" --check-dtypes "$dt" --shapes "$shapes" \
+    --timeout $((bcap - 3)) --reference "$fb" --json > "$work/bench-$type.json" 2> "$work/bench-$type.err"
+  echo "rc=$? (0 PASS, 1 FAIL/COMPILE_ERROR/TIMEOUT/CRASH, 124 killed by the job's timeout)" | tee -a "$log"
+  nb=$((nb + 1)); cp "$work/bench-$type.json" "$out/bench-$nb-$type-$dt.json" 2>/dev/null
+  python3 - "$work/bench-$type.json" "$type" "$a" "$b" "$work/bench-$type.err" >> "$tsv" 2>> "$log" <<'PY'
+import json, sys
+path, typ, a, b, err = sys.argv[1:6]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    tail = open(err, errors='replace').read()[-1500:].replace('\n', '\n  ')
+    print(f"# {typ}: no JSON ({e}); stderr:\n  {tail}", file=sys.stderr); sys.exit(0)
+print(f"# {typ} A: {r.get('verdict')}", file=sys.stderr)
+if r.get('verdict') != 'PASS' or r.get('detail'):
+    print("  detail: " + str(r.get('detail', ''))[:2500], file=sys.stderr)
+if r.get('failed_stage'): print(f"  failed_stage: {r['failed_stage']}", file=sys.stderr)
+if r.get('reference_failure'): print(f"  reference (B) failed: {str(r['reference_failure'])[:1500]}", file=sys.stderr)
+rc = r.get('reference_compile') or {}
+if rc and not rc.get('ok', True): print("  reference compile log: " + str(rc.get('log', ''))[:2000], file=sys.stderr)
+for c in r.get('compile', []):
+    if not c.get('ok', True): print("  compile log: " + str(c.get('log', ''))[:2500], file=sys.stderr)
+def shape(t): return 'x'.join(str(d) for d in t['shape'])
+ref = {(shape(t), t['dtype']): t for t in r.get('reference_timing', [])}
+def pct(t): return f"{t['pct_copy_ceiling']:.1f}" if t.get('pct_copy_ceiling') is not None else '-'
+def regs(comps, dt):
+    for c in comps or []:
+        if c.get('dtype') == dt: return f"{c.get('registers', '-')}/{c.get('spills', '-')}"
+    return '-'
+rcomp = r.get('reference_compile')
+rcomp = rcomp if isinstance(rcomp, list) else ([rcomp] if rcomp else [])
+for t in r.get('timing', []):
+    s = shape(t); rt = ref.get((s, t['dtype']))
+    name = t.get('baseline_name', '')
+    print(f"{typ}\t{a}\t{s}\t{t['dtype']}\t{t['median_us']:.1f}\t{t.get('iqr_us', 0):.1f}\t{t['baseline_median_us']:.1f}\t"
+          f"{name.split(' (')[0]}\t{t['baseline_median_us'] / t['median_us']:.3f}\t{t['gb_s']:.0f}\t{pct(t)}\t"
+          f"{regs(r.get('compile'), t['dtype'])}\t{b}\t{rt['median_us'] if rt else 0:.1f}\t{rt.get('iqr_us', 0) if rt else 0:.1f}\t"
+          f"{pct(rt) if rt else '-'}\t{regs(rcomp, t['dtype'])}")
+    print(f"  {s}: A {t['median_us']:.1f} us ({pct(t)} % of copy), B {rt['median_us'] if rt else 0:.1f} us "
+          f"({pct(rt) if rt else '-'} %), {name} {t['baseline_median_us']:.1f} us", file=sys.stderr)
+PY
+}
+
+
+long=4096x50257,8192x50257
+ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
+best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
+# ---- 1. bench ---------------------------------------------------------------------------------------------
+# Around the best of the 12:00 call (one block per row, RING=4 x 8 KiB, 256 consumers: 222.9 us, 90.3 % at
+# 8192 rows, 84.5 % at 4096): stage size and count, consumers, the load hint, MAX2 / EXP2X, bf16.
+r0=RING=4,RING_KB=8,BLOCK_THREADS=256,$ce
+bench cross_entropy $long 7 $r0 $best
+bench cross_entropy $long 7 ${r0/RING_KB=8/RING_KB=16} ${r0/RING=4/RING=3}
+bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=512},RING_KB=16 ${r0/RING=4/RING=6},RING_KB=16
+bench cross_entropy $long 7 ${r0/BLOCK_THREADS=256/BLOCK_THREADS=128} ${r0/RING=4/RING=8},RING_KB=4
+bench cross_entropy $long 7 ${r0/LOAD=2/LOAD=0} $r0,MAX2=1,EXP2X=1
+bench cross_entropy $long 7 $r0 $best bf16
+bench cross_entropy $long 7 ${r0/RING=4/RING=6},RING_KB=16,PERSISTENT=2 ${r0/RING=4/RING=8},PERSISTENT=2
+
+# ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
+l=$(( $(left) - 3 ))
+if (( torch_part && l > 15 )); then
+  say "torch baselines (eager, torch.compile default + max-autotune-no-cudagraphs, parallel compiles; cap ${l}s)"
+  TORCHINDUCTOR_COMPILE_THREADS=1 TORCHINDUCTOR_CACHE_DIR=$work/inductor timeout -s INT "$l" \
+    python3 "$root/scripts/gpu-jobs/torch_row_baselines.py" --dtype fp16 --mode max-autotune-no-cudagraphs,default \
+    --parallel --budget $(( l - 4 )) \
+    --cases cross_entropy:4096x50257,cross_entropy:8192x50257,softmax:4096x50257,softmax:8192x50257,rmsnorm:4096x8192,rmsnorm:8192x8192,rmsnorm:8192x32768,reduce:4096x8192,reduce:8192x8192,reduce:8192x32768 \
+    --tsv "$out/torch.tsv" > "$work/torch.log" 2>&1
+  echo "torch baselines exit $? (124/130: cut by the cap)" | tee -a "$log"
+  grep -E "torch-baselines|Error|error" "$work/torch.log" | cut -c1-400 | head -60 | tee -a "$log"
+  cp "$work/torch.log" "$out/torch.log"
+else
+  say "torch baselines skipped (AK_ROWS_TORCH=$torch_part, ${l}s left)"
+fi
+
+summary

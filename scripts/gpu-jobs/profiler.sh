@@ -20,7 +20,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: profiler.sh BIN_DIR}" && pwd)
-out=${OUT:-/tmp/out}/profiler
+out=${OUT:-/tmp/out}/${AK_PROFILER_JOB:-profiler}  # a wrapper job names its own folder
 mkdir -p "$out"
 here=$root/scripts/gpu-jobs/profiler
 work=$(mktemp -d /tmp/profiler-job.XXXXXX)
@@ -28,7 +28,7 @@ t0=$(date +%s)
 say() { echo "=== $* (t+$(($(date +%s) - t0))s)"; }
 # The time budget follows this file's cap line (which h200-batch.sh enforces), so a shortened cap still
 # ends with the summary: every step gets at most the time left minus a reserve for the summary.
-cap=$(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+' | head -1); cap=${cap:-240}
+cap=$(grep -m1 '^# cap:' "$0" | grep -o '[0-9]\+' | head -1); cap=${AK_PROFILER_CAP:-${cap:-240}}  # a wrapper job's cap
 reserve=4
 left() { echo $(( cap - reserve - ($(date +%s) - t0) )); }
 at_most() { local l; l=$(left); (( $1 < l )) && echo "$1" || echo "$l"; }

@@ -58,9 +58,11 @@
 //                 head (up to the first 16-byte boundary) and tail (past the last one), under 16 bytes
 //                 each, are read by consumer threads with ordinary loads issued as the row starts. The ring
 //                 always folds in one pass (running max and sum; ONLINE does not matter). Measured on the
-//                 H200 (2026-12-03): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers is
-//                 the fastest cross_entropy (90.3 % of copy at 8192x50257); persistent rings, SPLIT, deeper
-//                 or wider rings were slower. Tier 1, so the search agent tries it from the starter.
+//                 H200 (2026-12-03): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers and
+//                 plain bulk copies (LOAD = 0; the evict-first hint of LOAD = 2 costs 3 points) is the fastest
+//                 cross_entropy (93.3 % of copy at 8192x50257, 86.8 % at 4096x50257: preset `ring`);
+//                 persistent rings, SPLIT, deeper or wider rings were slower. Tier 1, so the search agent
+//                 tries it from the starter.
 //   SPLIT = 1     (RING, PERSISTENT, FUSED_MEAN) balances the persistent blocks exactly: the rows x stages
 //                 units of the tensor are cut into gridDim.x equal contiguous shares, so a block's first and
 //                 last rows may be partial. A partial row's (max, sum) goes to the block's slot in the
@@ -117,6 +119,7 @@
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
+// @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=1 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring: 93.3 % of a copy at 8192x50257 and 86.8 % at 4096x50257 fp16, 2.5-2.6x at::cross_entropy_loss, H200 (bench/2026-12-03-h200-rows.md)
 // @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>

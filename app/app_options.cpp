@@ -157,4 +157,19 @@ QString modelDemoSessionDir(const QString& applicationDir)
                              QStringLiteral(AK_MODEL_SESSION_INSTALL_DIR));
 }
 
+// Translated in the main window's context, where the messages were first written.
+QString demoSessionMissingMessage()
+{
+    return QCoreApplication::translate("ak::MainWindow",
+                                       "The demo session is not installed. It is expected in resources/demo-session of "
+                                       "the source tree or in share/autokernel-workbench/demo-session of the installation.");
+}
+
+QString modelSessionMissingMessage()
+{
+    return QCoreApplication::translate("ak::MainWindow",
+                                       "The model session is not installed. It is expected in resources/model-session of "
+                                       "the source tree or in share/autokernel-workbench/model-session of the installation.");
+}
+
 }  // namespace ak

@@ -50,4 +50,8 @@ QString demoSessionDir(const QString& applicationDir);
 // <prefix>/share/autokernel-workbench/model-session. "" if neither exists.
 QString modelDemoSessionDir(const QString& applicationDir);
 
+// What to tell the user when demoSessionDir() / modelDemoSessionDir() found nothing: where each is expected.
+QString demoSessionMissingMessage();
+QString modelSessionMissingMessage();
+
 }  // namespace ak

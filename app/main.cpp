@@ -95,19 +95,13 @@ int main(int argc, char** argv)
     if (options.demo && sessionDir.isEmpty()) {
         sessionDir = ak::demoSessionDir(QCoreApplication::applicationDirPath());
         if (sessionDir.isEmpty())
-            startupProblem = QApplication::translate(
-                "ak::MainWindow",
-                "The demo session is not installed. It is expected in resources/demo-session of the source tree "
-                "or in share/autokernel-workbench/demo-session of the installation.");
+            startupProblem = ak::demoSessionMissingMessage();
     }
 
     if (options.modelDemo && sessionDir.isEmpty()) {
         sessionDir = ak::modelDemoSessionDir(QCoreApplication::applicationDirPath());
         if (sessionDir.isEmpty())
-            startupProblem = QApplication::translate(
-                "ak::MainWindow",
-                "The model session is not installed. It is expected in resources/model-session of the source tree "
-                "or in share/autokernel-workbench/model-session of the installation.");
+            startupProblem = ak::modelSessionMissingMessage();
     }
     // --model-demo: the session's own profile (profile.json inside it) unless --profile names one.
     QString modelProfile;

@@ -165,8 +165,7 @@ void MainWindow::buildActions()
         const QString demo = demoSessionDir(QCoreApplication::applicationDirPath());
         if (demo.isEmpty())
             reportError(tr("No demo session"),
-                        tr("The demo session is not installed. It is expected in resources/demo-session of the "
-                           "source tree or in share/autokernel-workbench/demo-session of the installation."));
+                        demoSessionMissingMessage());
         else
             openSession(demo);
         // The demo profile too, when no profile is open.
@@ -183,8 +182,7 @@ void MainWindow::buildActions()
         const QString session = modelDemoSessionDir(QCoreApplication::applicationDirPath());
         if (session.isEmpty()) {
             reportError(tr("No model session"),
-                        tr("The model session is not installed. It is expected in resources/model-session of the "
-                           "source tree or in share/autokernel-workbench/model-session of the installation."));
+                        modelSessionMissingMessage());
             return;
         }
         openSession(session);  // its profile (profile.json inside it) comes along when none is open

@@ -152,6 +152,17 @@ private slots:
         QVERIFY(QDir(prefix.path()).mkpath(QStringLiteral("share/autokernel-workbench/model-session")));
         QCOMPARE(modelDemoSessionDir(bin), prefix.filePath(QStringLiteral("share/autokernel-workbench/model-session")));
     }
+
+    void a_missing_bundled_session_names_both_places_it_is_looked_for()
+    {
+        const QString demo = demoSessionMissingMessage();
+        QVERIFY2(demo.contains(QStringLiteral("resources/demo-session")), qPrintable(demo));
+        QVERIFY2(demo.contains(QStringLiteral("share/autokernel-workbench/demo-session")), qPrintable(demo));
+        const QString model = modelSessionMissingMessage();
+        QVERIFY2(model.contains(QStringLiteral("resources/model-session")), qPrintable(model));
+        QVERIFY2(model.contains(QStringLiteral("share/autokernel-workbench/model-session")), qPrintable(model));
+        QVERIFY(!model.contains(QStringLiteral("demo-session")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestAppOptions)

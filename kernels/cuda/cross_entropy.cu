@@ -62,7 +62,11 @@
 //                 plain bulk copies (LOAD = 0; the evict-first hint of LOAD = 2 costs 3 points) is the fastest
 //                 cross_entropy (93.3 % of copy at 8192x50257, 86.8 % at 4096x50257: preset `ring`);
 //                 persistent rings, SPLIT, deeper or wider rings were slower. Tier 1, so the search agent
-//                 tries it from the starter.
+//                 tries it from the starter. With CLUSTER > 1 (one row per cluster, PERSISTENT = 0) each block of
+//                 the cluster streams a contiguous share of the row's stages through its own ring; rank 0 also
+//                 folds the head and tail and reads the target's logit, and the blocks' (max, sum) are combined
+//                 in rank order through distributed shared memory: a row's bytes arrive CLUSTER times as fast,
+//                 so the last rows of the grid (its tail) take a fraction of a row's time.
 //   SPLIT = 1     (RING, PERSISTENT, FUSED_MEAN) balances the persistent blocks exactly: the rows x stages
 //                 units of the tensor are cut into gridDim.x equal contiguous shares, so a block's first and
 //                 last rows may be partial. A partial row's (max, sum) goes to the block's slot in the
@@ -271,8 +275,11 @@ static_assert(RING == 0 || (BLOCK_THREADS >= 64 && BLOCK_THREADS <= 512),
 static_assert(RING == 0 || (RING_KB * 1024 / 16) % BLOCK_THREADS == 0,
               "RING: every consumer thread takes the same number of 16-byte vectors of a stage "
               "(RING_KB * 64 must be a multiple of BLOCK_THREADS)");
-static_assert(RING == 0 || (PIPE == 0 && PREFETCH == 0 && SMEM_ROW == 0 && ROW_CACHE == 0 && CLUSTER == 1),
-              "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW, ROW_CACHE and CLUSTER do not apply");
+static_assert(RING == 0 || (PIPE == 0 && PREFETCH == 0 && SMEM_ROW == 0 && ROW_CACHE == 0),
+              "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW and ROW_CACHE do not apply");
+static_assert(RING == 0 || CLUSTER == 1 || (PERSISTENT == 0 && SPLIT == 0),
+              "RING with CLUSTER splits each row's stages across the blocks of a cluster (one row per cluster): "
+              "it needs PERSISTENT = 0 and SPLIT = 0");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(RING == 0, "RING uses bulk copies (cp.async.bulk) and mbarrier transaction counts: it needs sm_90 or newer");
 #endif
@@ -686,6 +693,9 @@ __device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& 
             f(row, s0, s1, span);
             u = row * stages + s1;
         }
+    } else if constexpr (CLUSTER > 1) {
+        const int rank = ak_cluster_rank();  // the cluster's row, this block's contiguous share of its stages
+        f((long long)blockIdx.x, stages * rank / CLUSTER, stages * (rank + 1) / CLUSTER, 0);
     } else {
         for (long long row = blockIdx.x; row < args.rows; row += gridDim.x) f(row, 0, stages, 0);
     }
@@ -702,8 +712,10 @@ __device__ __forceinline__ float* split_slot(const ak_cross_entropy_args& args, 
 // vectors t, t + BLOCK_THREADS, ... (a fixed assignment, so the sums are reproducible); the part holding
 // stage 0 also folds the row's head and tail (at most one element per thread). The consumers' per-part
 // reduction runs on named barrier 1 (the producer warp never joins it). A whole row's loss goes to the
-// workspace; a partial row's (max, sum) to the block's SPLIT slot, combined by the last block.
-__device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, float* red) {
+// workspace; a partial row's (max, sum) to the block's SPLIT slot, combined by the last block; under CLUSTER,
+// thread 0 leaves the block's (max, sum) and, in rank 0, the target's logit (NaN for a target out of range)
+// in `part` for ring_cluster_finish. Rank 0 folds the head and tail whatever its share of the stages.
+__device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, float* red, float* part) {
     constexpr int kV = AK_STAGE_V;                      // elements per 16-byte vector
     constexpr int kStageBytes = RING_KB * 1024;
     constexpr int kPer = kStageBytes / 16 / BLOCK_THREADS;  // vectors per consumer thread of a full stage
@@ -754,14 +766,17 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
     ring_for_each_part(args, [&](long long row, int s0, int s1, int span) {
         const ak_t* x = args.logits + row * args.cols;
         const ak_row_part p = ak_split_row<kV>(x, args.cols);
-        const bool whole = s0 == 0 && s1 == stages;
-        // the peeled edges (with stage 0) and the target's logit (whole rows): loads issued now, used at the end
-        const bool has_head = s0 == 0 && t < p.head, has_tail = s0 == 0 && t < p.tail;
+        const bool whole = CLUSTER == 1 && s0 == 0 && s1 == stages;
+        // the peeled edges (with stage 0; CLUSTER: rank 0) and the target's logit (whole rows; CLUSTER: rank 0):
+        // loads issued now, used at the end
+        const bool edges = CLUSTER > 1 ? ak_cluster_rank() == 0 : s0 == 0;
+        const bool has_head = edges && t < p.head, has_tail = edges && t < p.tail;
         const ak_t head_v = has_head ? x[t] : ak_t(0.f);
         const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
-        const long long target = whole ? args.targets[row] : 0;
+        const bool owns_target = whole || (CLUSTER > 1 && edges);
+        const long long target = owns_target ? args.targets[row] : 0;
         const bool target_ok = target >= 0 && target < args.cols;
-        const ak_t target_v = whole && t == 0 && target_ok ? x[target] : ak_t(0.f);
+        const ak_t target_v = owns_target && t == 0 && target_ok ? x[target] : ak_t(0.f);
 
         float run_max = AK_NEG_INF, run_sum = 0.f;
         const long long body_bytes = (long long)p.chunks * 16;
@@ -819,7 +834,11 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
             float row_sum = 0.f;
             for (int w = 0; w < kWarps; ++w)
                 row_sum += r[2 * w] == AK_NEG_INF ? 0.f : r[2 * w + 1] * ak_exp<kFastExp>(r[2 * w] - row_max);
-            if (whole) {
+            if constexpr (CLUSTER > 1) {
+                part[0] = row_max;
+                part[1] = row_sum;
+                part[2] = target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000);
+            } else if (whole) {
                 static_cast<float*>(args.workspace)[row] =
                     target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000);
             } else if constexpr (SPLIT != 0) {
@@ -830,6 +849,15 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
         }
         parity ^= 1;
     });
+}
+
+// RING with CLUSTER, every thread of the block (the cluster barriers): the blocks' (max, sum) combined in rank
+// order through distributed shared memory (ak_cluster_online); rank 0 writes the row's loss.
+__device__ __forceinline__ void ring_cluster_finish(const ak_cross_entropy_args& args, const float* part, float* xch) {
+    float m = threadIdx.x == 0 ? part[0] : AK_NEG_INF, s = threadIdx.x == 0 ? part[1] : 0.f;
+    ak_cluster_online<CLUSTER, kFastExp>(m, s, xch, 0, threadIdx.x == 0);
+    if (threadIdx.x == 0 && ak_cluster_rank() == 0)
+        static_cast<float*>(args.workspace)[blockIdx.x] = logf(s) + m - part[2];  // part[2]: NaN for a bad target
 }
 
 // SPLIT, in the last block: the loss of every row split across blocks. The block whose share holds the
@@ -876,8 +904,13 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
     __shared__ float scratch[RING > 0 ? 2 * kBlockThreads / 32 : BLOCK_THREADS / 32];
 #if RING > 0
     __shared__ float red[4 * (BLOCK_THREADS / 32)];  // two rows' (max, sum) per consumer warp
+    __shared__ float part[3];                         // CLUSTER: this block's (max, sum), rank 0's target logit
     if (SPLIT != 0 && gridDim.x > kSplitMaxBlocks) __trap();
-    ring_rows(args, red);
+    ring_rows(args, red, part);
+    if constexpr (CLUSTER > 1) {
+        __shared__ float xch[2];  // read by the cluster's other blocks
+        ring_cluster_finish(args, part, xch);
+    }
 #else
     __shared__ float xch[2 * ROWS_PER_BLOCK];  // CLUSTER: this block's (max, sum) per row, read by the cluster
     if constexpr (PERSISTENT > 0)

@@ -29,7 +29,8 @@ struct RowKernelVariant {
 // the fused mean, small stages with 64 consumer threads, large stages with 512; cross_entropy's exponentials
 // two per packed f16x2 MUFU op (EXP2X) and partly on the FMA pipe (POLY_EXP), streamed and ring-fed; the ring with
 // one block per row, and with the rows' stages shared equally among persistent blocks (SPLIT: split rows combined
-// by the fused mean), its stage max on packed pairs (MAX2).
+// by the fused mean), its stage max on packed pairs (MAX2); the ring with each row's stages split across a cluster
+// of 2, 4 and 8 blocks (short edge rows leave some ranks no stage at all).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -83,6 +84,11 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "2"}, {"RING_KB", "4"}, {"PERSISTENT", "3"}, {"BLOCK_THREADS", "128"},
                            {"ONLINE", "1"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"RING", "6"}, {"RING_KB", "16"}, {"PERSISTENT", "1"}, {"BLOCK_THREADS", "512"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
+        {"cross_entropy", {{"CLUSTER", "2"}, {"RING", "4"}, {"BLOCK_THREADS", "256"}, {"VEC", "8"}, {"ONLINE", "1"},
+                           {"FUSED_MEAN", "1"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"CLUSTER", "4"}, {"RING", "4"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "128"}, {"LOAD", "2"}}},
+        {"cross_entropy", {{"CLUSTER", "8"}, {"RING", "2"}, {"RING_KB", "16"}, {"BLOCK_THREADS", "64"}, {"FAST_EXP", "2"},
+                           {"MAX2", "1"}, {"FUSED_MEAN", "1"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},

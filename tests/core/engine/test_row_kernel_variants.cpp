@@ -137,7 +137,13 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"cross_entropy", {{"RING", "4"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "512"}, {"PERSISTENT", "1"}, {"ONLINE", "1"}}, "sm_90a",
          "RING: every consumer thread takes the same number of 16-byte vectors of a stage"},
         {"cross_entropy", {{"RING", "4"}, {"PERSISTENT", "1"}, {"ONLINE", "1"}, {"PIPE", "1"}}, "sm_90a",
-         "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW, ROW_CACHE and CLUSTER do not apply"},
+         "RING replaces the streamed loads: PIPE, PREFETCH, SMEM_ROW and ROW_CACHE do not apply"},
+        {"cross_entropy", {{"RING", "4"}, {"CLUSTER", "2"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}, "sm_90a",
+         "RING with CLUSTER splits each row's stages across the blocks of a cluster (one row per cluster): it needs "
+         "PERSISTENT = 0 and SPLIT = 0"},
+        {"cross_entropy", {{"RING", "4"}, {"CLUSTER", "4"}, {"SPLIT", "1"}, {"PERSISTENT", "1"}, {"FUSED_MEAN", "1"}},
+         "sm_90a", "RING with CLUSTER splits each row's stages"},
+        {"cross_entropy", {{"RING", "4"}, {"CLUSTER", "2"}}, "sm_80", "CLUSTER uses thread-block clusters"},
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}, "sm_90a",
          "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused mean: it "
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},

@@ -4,9 +4,9 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257: cross_entropy's TMA ring split across a cluster (2, 4, 8 blocks per row) against the
-#      one-block-per-row ring (preset `ring`), then its stage size, blocks per SM, consumers, stage count, and
-#      the pair in bf16 (the cap may skip the last pairs; AK_ROWS_TORCH=1 keeps 31 s for part 2).
+#      8192x50257: cross_entropy's persistent TMA ring with the rows' stages shared exactly (SPLIT) against the
+#      one-block-per-row ring (preset `ring`), then the ring at four row counts, and the pair in bf16 (the cap
+#      may skip the last pairs; AK_ROWS_TORCH=1 keeps 31 s for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
 #      registers/spill bytes of the timed dtype's compile.
 # Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
@@ -111,16 +111,15 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# 2026-12-04: the ring split across a cluster (RING with CLUSTER: each block of a cluster streams a share of
-# its row's stages), against the one-block-per-row ring (preset `ring`: 117.3 us / 87.3 % at 4096 rows), at
-# 2, 4, 8 blocks per row, smaller stages, fewer consumers, more blocks per SM (MIN_BLOCKS), and in bf16.
+# 2026-12-04, call 2: the cluster split measured slower (call 1: 75 % at 4096 rows with CLUSTER=2). Now the
+# persistent ring at 3-4 blocks per SM with the rows' stages shared exactly (SPLIT: no tail of whole rows),
+# against the one-block-per-row ring (preset `ring`), then the ring at four row counts (its fixed cost).
 r0=RING=4,RING_KB=8,BLOCK_THREADS=256,VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=0,FAST_EXP=2
-bench cross_entropy $long 7 $r0,CLUSTER=2 $r0
-bench cross_entropy $long 7 $r0,CLUSTER=4 $r0,CLUSTER=8
-bench cross_entropy $long 7 $r0,CLUSTER=2,RING_KB=4 $r0,CLUSTER=4,RING_KB=4
-bench cross_entropy $long 7 $r0,CLUSTER=2,MIN_BLOCKS=6 $r0,MIN_BLOCKS=6
-bench cross_entropy $long 7 $r0,CLUSTER=2,BLOCK_THREADS=128 $r0,CLUSTER=2,RING=3
-bench cross_entropy $long 7 $r0,CLUSTER=2 $r0 bf16
+bench cross_entropy $long 7 $r0,PERSISTENT=4,SPLIT=1 $r0
+bench cross_entropy $long 7 $r0,PERSISTENT=4 $r0,PERSISTENT=3,SPLIT=1
+bench cross_entropy $long 7 $r0,PERSISTENT=3,SPLIT=1,BLOCK_THREADS=512 $r0,PERSISTENT=4,SPLIT=1,RING=6
+bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r0 $r0,LOAD=2
+bench cross_entropy $long 7 $r0,PERSISTENT=4,SPLIT=1 $r0 bf16
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -84,7 +84,7 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "2"}, {"RING_KB", "4"}, {"PERSISTENT", "3"}, {"BLOCK_THREADS", "128"},
                            {"ONLINE", "1"}, {"FUSED_MEAN", "1"}}},
         {"cross_entropy", {{"RING", "6"}, {"RING_KB", "16"}, {"PERSISTENT", "1"}, {"BLOCK_THREADS", "512"}, {"ONLINE", "1"}, {"FAST_EXP", "1"}}},
-        {"cross_entropy", {{"CLUSTER", "2"}, {"RING", "4"}, {"BLOCK_THREADS", "256"}, {"VEC", "8"}, {"ONLINE", "1"},
+        {"cross_entropy", {{"CLUSTER", "2"}, {"RING", "4"}, {"VEC", "8"}, {"ONLINE", "1"},
                            {"FUSED_MEAN", "1"}, {"FAST_EXP", "2"}}},
         {"cross_entropy", {{"CLUSTER", "4"}, {"RING", "4"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "128"}, {"LOAD", "2"}}},
         {"cross_entropy", {{"CLUSTER", "8"}, {"RING", "2"}, {"RING_KB", "16"}, {"BLOCK_THREADS", "64"}, {"FAST_EXP", "2"},

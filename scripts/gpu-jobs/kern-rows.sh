@@ -4,9 +4,9 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257: cross_entropy's persistent TMA ring with the rows' stages shared exactly (SPLIT) against the
-#      one-block-per-row ring (preset `ring`), then the ring at four row counts, and the pair in bf16 (the cap
-#      may skip the last pairs; AK_ROWS_TORCH=1 keeps 31 s for part 2).
+#      8192x50257: configurations of cross_entropy's one-block-per-row TMA ring (preset `ring`): consumers per
+#      block, stage count and size, the packed exponentials and max (the cap may skip the last pairs;
+#      AK_ROWS_TORCH=1 keeps 31 s for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
 #      registers/spill bytes of the timed dtype's compile.
 # Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
@@ -111,15 +111,14 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# 2026-12-04, call 2: the cluster split measured slower (call 1: 75 % at 4096 rows with CLUSTER=2). Now the
-# persistent ring at 3-4 blocks per SM with the rows' stages shared exactly (SPLIT: no tail of whole rows),
-# against the one-block-per-row ring (preset `ring`), then the ring at four row counts (its fixed cost).
+# 2026-12-04, call 3: the persistent rings measured slower again (call 2: 73-81 % at 4096 rows); the ring's
+# fixed cost is 20.5 us (call 2: 2048..8192 rows). Configurations of the one-block-per-row ring only (no new
+# code): fewer consumers (7 blocks per SM), deeper and shallower stages, the cheaper exponentials on plain loads.
 r0=RING=4,RING_KB=8,BLOCK_THREADS=256,VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=0,FAST_EXP=2
-bench cross_entropy $long 7 $r0,PERSISTENT=4,SPLIT=1 $r0
-bench cross_entropy $long 7 $r0,PERSISTENT=4 $r0,PERSISTENT=3,SPLIT=1
-bench cross_entropy $long 7 $r0,PERSISTENT=3,SPLIT=1,BLOCK_THREADS=512 $r0,PERSISTENT=4,SPLIT=1,RING=6
-bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r0 $r0,LOAD=2
-bench cross_entropy $long 7 $r0,PERSISTENT=4,SPLIT=1 $r0 bf16
+bench cross_entropy $long 7 $r0,BLOCK_THREADS=128 $r0
+bench cross_entropy $long 7 $r0,BLOCK_THREADS=128,RING=6 $r0,BLOCK_THREADS=128,RING_KB=4
+bench cross_entropy $long 7 $r0,RING=3,RING_KB=16 $r0,RING=2,RING_KB=16
+bench cross_entropy $long 7 $r0,EXP2X=1 $r0,MAX2=1
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -65,8 +65,10 @@
 //                 tries it from the starter. With CLUSTER > 1 (one row per cluster, PERSISTENT = 0) each block of
 //                 the cluster streams a contiguous share of the row's stages through its own ring; rank 0 also
 //                 folds the head and tail and reads the target's logit, and the blocks' (max, sum) are combined
-//                 in rank order through distributed shared memory: a row's bytes arrive CLUSTER times as fast,
-//                 so the last rows of the grid (its tail) take a fraction of a row's time.
+//                 in rank order through distributed shared memory. Measured slower on the H200 (2026-12-04):
+//                 CLUSTER=2 75 % of copy at 4096x50257 against 86.6 % for one block per row, 4 and 8 blocks
+//                 54 % and 30 % (bench/2026-12-04-h200-compute.md); written and kept for GPUs where a row's
+//                 tail, not the rate of cluster launches, is the limit.
 //   SPLIT = 1     (RING, PERSISTENT, FUSED_MEAN) balances the persistent blocks exactly: the rows x stages
 //                 units of the tensor are cut into gridDim.x equal contiguous shares, so a block's first and
 //                 last rows may be partial. A partial row's (max, sum) goes to the block's slot in the

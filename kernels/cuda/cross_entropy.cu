@@ -923,8 +923,11 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
 
     if constexpr (FUSED_MEAN) {
         __shared__ bool last_block;
-        __threadfence();  // this block's losses are visible to every block before it counts itself done
-        __syncthreads();
+        // this block's losses are visible to every block before it counts itself done. RING: thread 0 wrote
+        // every one of them (ring_rows, ring_cluster_finish), so its own fence orders them before its count
+        // and the other threads go straight to the barrier; otherwise every group's writer fences.
+        if (RING == 0 || threadIdx.x == 0) __threadfence();
+        if constexpr (RING == 0) __syncthreads();
         if (threadIdx.x == 0) {
             unsigned* blocks_done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
             last_block = atomicAdd(blocks_done, 1u) == gridDim.x * gridDim.y - 1;

@@ -4,9 +4,9 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257: configurations of cross_entropy's one-block-per-row TMA ring (preset `ring`): consumers per
-#      block, stage count and size, the packed exponentials and max (the cap may skip the last pairs;
-#      AK_ROWS_TORCH=1 keeps 31 s for part 2).
+#      8192x50257: cross_entropy's one-block-per-row TMA ring (preset `ring`) against an earlier version of
+#      the same kernel (a config "old:..." takes .old-kernels/TYPE.cu), then the mean in a second launch (the
+#      cap may skip the last pairs; AK_ROWS_TORCH=1 keeps 31 s for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
 #      registers/spill bytes of the timed dtype's compile.
 # Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
@@ -32,10 +32,13 @@ export AK_KERNELS_DIR=$root/kernels AK_RESOURCES_DIR=$root/resources  # this bra
 [[ -d /opt/torch/.venv/bin ]] && export PATH=/opt/torch/.venv/bin:$PATH
 
 # A copy of starter TYPE with some tunables' defaults changed (the launcher passes them as -D).
+# TUNABLES starting with "old:" take the starter from .old-kernels/TYPE.cu (an earlier version, copied there
+# for a side-by-side run) instead of kernels/cuda/TYPE.cu.
 variant() {  # variant TYPE NAME TUNABLES(NAME=VALUE,...) -> path
-  local f="$work/$1-$2.cu"
-  cp "$root/kernels/cuda/$1.cu" "$f"
-  for kv in ${3//,/ }; do
+  local f="$work/$1-$2.cu" src="$root/kernels/cuda/$1.cu" kvs=$3
+  if [[ $kvs == old:* ]]; then src="$root/.old-kernels/$1.cu"; kvs=${kvs#old:}; fi
+  cp "$src" "$f"
+  for kv in ${kvs//,/ }; do
     grep -qE "@autokernel tunable ${kv%%=*} = " "$f" || echo "WARNING: $1 has no tunable ${kv%%=*}" | tee -a "$log"
     sed -E -i "s/(@autokernel tunable ${kv%%=*} = )[0-9]+/\1${kv#*=}/" "$f"
   done
@@ -111,14 +114,14 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# 2026-12-04, call 3: the persistent rings measured slower again (call 2: 73-81 % at 4096 rows); the ring's
-# fixed cost is 20.5 us (call 2: 2048..8192 rows). Configurations of the one-block-per-row ring only (no new
-# code): fewer consumers (7 blocks per SM), deeper and shallower stages, the cheaper exponentials on plain loads.
+# 2026-12-04, call 4: the ring's fused mean with one fence (thread 0 wrote every loss) against the same ring
+# before that change (.old-kernels/cross_entropy.cu, the kernel at commit 646b152), at four row counts and
+# in bf16; then the ring with the mean in a second launch (FUSED_MEAN=0).
 r0=RING=4,RING_KB=8,BLOCK_THREADS=256,VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=0,FAST_EXP=2
-bench cross_entropy $long 7 $r0,BLOCK_THREADS=128 $r0
-bench cross_entropy $long 7 $r0,BLOCK_THREADS=128,RING=6 $r0,BLOCK_THREADS=128,RING_KB=4
-bench cross_entropy $long 7 $r0,RING=3,RING_KB=16 $r0,RING=2,RING_KB=16
-bench cross_entropy $long 7 $r0,EXP2X=1 $r0,MAX2=1
+bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r0 old:$r0
+bench cross_entropy $long 7 $r0 old:$r0 bf16
+bench cross_entropy $long 7 $r0,FUSED_MEAN=0 $r0,FUSED_MEAN=0,MEAN_THREADS=256
+bench cross_entropy $long 7 old:$r0 $r0
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -100,6 +100,14 @@
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
 //                 same fixed order as ak_kernel1 would: one launch instead of two, still deterministic
 //                 (the atomic only elects the block; it never adds a loss).
+//   FUSED_MEAN = 2 the same single launch without a round trip per block: every block but the grid's last one
+//                 counts itself done with a fire-and-forget release add (red.release.gpu) and exits at once;
+//                 the last block (the highest index, which the hardware dispatches last) does its own rows,
+//                 then waits (ld.acquire.gpu, with __nanosleep) until the count reaches every other block and
+//                 sums the losses in the same fixed order. Measured on the H200 (2026-12-04), the atomic's
+//                 round trip at the end of every block was the ring's largest per-block cost: FUSED_MEAN = 0
+//                 (no count at all, a second launch) beat FUSED_MEAN = 1 by 0.5-1 %. The wait needs the other
+//                 blocks to make progress while the last one is resident, which two resident blocks guarantee.
 //
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
@@ -113,7 +121,7 @@
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
 // @autokernel tunable FAST_EXP = 0 {0, 1, 2} tier 3 -- exp as the hardware ex2 of x * log2 e (1: a multiply + MUFU.EX2; 2: the max folded in, one FMA + MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
-// @autokernel tunable FUSED_MEAN = 0 {0, 1} tier 3 -- the last block of the row stage averages the losses (no second launch)
+// @autokernel tunable FUSED_MEAN = 0 {0, 1, 2} tier 3 -- the row stage averages the losses (no second launch): 1 the last block done (an atomic per block), 2 the grid's last block once every other one has counted itself done (no round trip)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
@@ -265,9 +273,10 @@ static_assert(SPLIT == 0 || SPLIT == 1, "SPLIT: 0 or 1");
 static_assert(MAX2 == 0 || MAX2 == 1, "MAX2: 0 or 1");
 static_assert(MAX2 == 0 || (RING > 0 && FAST_EXP == 2),
               "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2");
-static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
+static_assert(FUSED_MEAN >= 0 && FUSED_MEAN <= 2, "FUSED_MEAN: 0 (a second launch), 1 (the last block done) or 2 (the grid's last block)");
+static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN >= 1),
               "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
-              "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
+              "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1 or 2");
 static_assert(RING == 0 || ROWS_PER_BLOCK == 1, "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1");
 static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
 static_assert(RING == 0 || PERSISTENT * RING * RING_KB <= 224,
@@ -921,7 +930,36 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
         block_rows(args, scratch, xch);
 #endif
 
-    if constexpr (FUSED_MEAN) {
+    if constexpr (FUSED_MEAN == 2) {
+        // the losses are visible to every block before the count says so: RING's thread 0 wrote every one of
+        // them; otherwise the barrier first gathers every group's writes under thread 0's release
+        if constexpr (RING == 0) __syncthreads();
+        unsigned* blocks_done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
+        const unsigned others = gridDim.x * gridDim.y - 1;
+        if (blockIdx.x != gridDim.x - 1 || blockIdx.y != gridDim.y - 1) {
+            if (threadIdx.x == 0) {
+                __threadfence();
+                asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(blocks_done) : "memory");
+            }
+            return;
+        }
+        if (threadIdx.x == 0) {
+            for (;;) {
+                unsigned done;
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(done) : "l"(blocks_done) : "memory");
+                if (done >= others) break;
+                __nanosleep(256);
+            }
+        }
+        __syncthreads();
+        __threadfence();
+#if RING > 0 && SPLIT != 0
+        split_finish(args);  // the split rows' losses, before the mean reads them
+        __threadfence();
+        __syncthreads();
+#endif
+        write_mean_loss<BLOCK_THREADS>(args, scratch);
+    } else if constexpr (FUSED_MEAN == 1) {
         __shared__ bool last_block;
         // this block's losses are visible to every block before it counts itself done. RING: thread 0 wrote
         // every one of them (ring_rows, ring_cluster_finish), so its own fence orders them before its count

@@ -4,9 +4,10 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257: cross_entropy's one-block-per-row TMA ring (preset `ring`) against an earlier version of
-#      the same kernel (a config "old:..." takes .old-kernels/TYPE.cu), then the mean in a second launch (the
-#      cap may skip the last pairs; AK_ROWS_TORCH=1 keeps 31 s for part 2).
+#      8192x50257: cross_entropy's one-block-per-row TMA ring (preset `ring`) with the mean by the grid's last
+#      block (FUSED_MEAN=2) against the last block done (1) and a second launch (0), in bf16, two stage layouts
+#      (a config "old:..." takes .old-kernels/TYPE.cu; the cap may skip the last pairs; AK_ROWS_TORCH=1 keeps
+#      31 s for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
 #      registers/spill bytes of the timed dtype's compile.
 # Usage: scripts/gpu-jobs/kern-rows.sh BIN_DIR   (BIN_DIR: the binaries built from this branch)
@@ -114,14 +115,15 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# 2026-12-04, call 4: the ring's fused mean with one fence (thread 0 wrote every loss) against the same ring
-# before that change (.old-kernels/cross_entropy.cu, the kernel at commit 646b152), at four row counts and
-# in bf16; then the ring with the mean in a second launch (FUSED_MEAN=0).
+# 2026-12-04, call 5: call 4 found the per-block count of the fused mean costly (FUSED_MEAN=0, no count, beat
+# it). FUSED_MEAN=2 (a fire-and-forget count, the grid's last block waits and averages) against the ring with
+# FUSED_MEAN=1 at four row counts, against FUSED_MEAN=0, in bf16, and with 3 x 16 KiB stages.
 r0=RING=4,RING_KB=8,BLOCK_THREADS=256,VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=0,FAST_EXP=2
-bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r0 old:$r0
-bench cross_entropy $long 7 $r0 old:$r0 bf16
-bench cross_entropy $long 7 $r0,FUSED_MEAN=0 $r0,FUSED_MEAN=0,MEAN_THREADS=256
-bench cross_entropy $long 7 old:$r0 $r0
+r2=${r0/FUSED_MEAN=1/FUSED_MEAN=2}
+bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r2 $r0
+bench cross_entropy $long 7 $r2 ${r0/FUSED_MEAN=1/FUSED_MEAN=0}
+bench cross_entropy $long 7 $r2 $r0 bf16
+bench cross_entropy $long 7 $r2,RING=3,RING_KB=16 $r2,BLOCK_THREADS=128
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -100,14 +100,16 @@
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
 //                 same fixed order as ak_kernel1 would: one launch instead of two, still deterministic
 //                 (the atomic only elects the block; it never adds a loss).
-//   FUSED_MEAN = 2 the same single launch without a round trip per block: every block but the grid's last one
-//                 counts itself done with a fire-and-forget release add (red.release.gpu) and exits at once;
-//                 the last block (the highest index, which the hardware dispatches last) does its own rows,
-//                 then waits (ld.acquire.gpu, with __nanosleep) until the count reaches every other block and
-//                 sums the losses in the same fixed order. Measured on the H200 (2026-12-04), the atomic's
-//                 round trip at the end of every block was the ring's largest per-block cost: FUSED_MEAN = 0
-//                 (no count at all, a second launch) beat FUSED_MEAN = 1 by 0.5-1 %. The wait needs the other
-//                 blocks to make progress while the last one is resident, which two resident blocks guarantee.
+//   FUSED_MEAN = 2 the same single launch with no count: each row's loss is stored together with a "done" flag
+//                 in one 64-bit store (st.relaxed.gpu of an aligned 8-byte slot: single-copy atomic, so a set
+//                 flag means the loss beside it is there; workspace_bytes_per_row = 8, zeroed before every
+//                 launch), and the block exits at once: no fence, no atomic, no round trip. The grid's last
+//                 block (the highest index, which the hardware dispatches last) does its own rows, then reads
+//                 every slot in the same fixed order, reading again (with __nanosleep) any not yet flagged, and
+//                 writes the mean. Measured on the H200 (2026-12-04): the fence and atomic at the end of every
+//                 block were the ring's largest per-block cost (FUSED_MEAN = 0, a second launch without them,
+//                 beat FUSED_MEAN = 1). The wait needs the other blocks to make progress while the last one is
+//                 resident, which any two resident blocks guarantee. Not with SPLIT (its slots carry no flags).
 //
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
@@ -121,7 +123,7 @@
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
 // @autokernel tunable FAST_EXP = 0 {0, 1, 2} tier 3 -- exp as the hardware ex2 of x * log2 e (1: a multiply + MUFU.EX2; 2: the max folded in, one FMA + MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
-// @autokernel tunable FUSED_MEAN = 0 {0, 1, 2} tier 3 -- the row stage averages the losses (no second launch): 1 the last block done (an atomic per block), 2 the grid's last block once every other one has counted itself done (no round trip)
+// @autokernel tunable FUSED_MEAN = 0 {0, 1, 2} tier 3 -- the row stage averages the losses (no second launch): 1 the last block done (a fence and an atomic per block), 2 the grid's last block once every row's flagged loss is there (one 64-bit store per row, no fence)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
@@ -133,7 +135,8 @@
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
-// @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=1 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring: 93.3 % of a copy at 8192x50257 and 86.8 % at 4096x50257 fp16, 2.5-2.6x at::cross_entropy_loss, H200 (bench/2026-12-03-h200-rows.md)
+// @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence): H200 figures in bench/2026-12-04-h200-compute.md
+// @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 89.0 % of a copy at 4096x50257 and 97.3 % at 8192x50257 fp16, H200 (bench/2026-12-04-h200-compute.md)
 // @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -274,9 +277,9 @@ static_assert(MAX2 == 0 || MAX2 == 1, "MAX2: 0 or 1");
 static_assert(MAX2 == 0 || (RING > 0 && FAST_EXP == 2),
               "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2");
 static_assert(FUSED_MEAN >= 0 && FUSED_MEAN <= 2, "FUSED_MEAN: 0 (a second launch), 1 (the last block done) or 2 (the grid's last block)");
-static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN >= 1),
+static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
               "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
-              "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1 or 2");
+              "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
 static_assert(RING == 0 || ROWS_PER_BLOCK == 1, "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1");
 static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
 static_assert(RING == 0 || PERSISTENT * RING * RING_KB <= 224,
@@ -312,8 +315,8 @@ AK_LAUNCH(0) = {
     /* tma_box_rows */ {0, 0, 0},
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
-    /* workspace_bytes_per_row */ 4,  // one fp32 loss per row
-    /* workspace_bytes */ FUSED_MEAN ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN: the blocks-done
+    /* workspace_bytes_per_row */ FUSED_MEAN == 2 ? 8 : 4,  // one fp32 loss per row (FUSED_MEAN = 2: and its flag)
+    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN = 1: the blocks-done
     // counter after the losses; SPLIT: then two (max, sum) slots per block
 };
 
@@ -327,23 +330,62 @@ AK_LAUNCH(1) = {
 };
 #endif
 
-// *loss = the mean of the row losses in workspace[0, rows), by THREADS threads of one block: thread t
-// sums rows t, t + THREADS, ... in order, then a fixed-order block reduction. Loads bypass L1 (__ldcg):
-// with FUSED_MEAN the losses were written by other blocks.
+// The loss of `row` into the workspace: a float, or (FUSED_MEAN = 2) the float and a done flag in one 64-bit
+// store, which no reader can see half written.
+__device__ __forceinline__ void store_row_loss(const ak_cross_entropy_args& args, long long row, float loss) {
+    if constexpr (FUSED_MEAN == 2) {
+        const unsigned long long slot = (1ull << 32) | __float_as_uint(loss);
+        asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(static_cast<unsigned long long*>(args.workspace) + row),
+                     "l"(slot)
+                     : "memory");
+    } else {
+        static_cast<float*>(args.workspace)[row] = loss;
+    }
+}
+
+// N row losses r, r + STRIDE, ... from the workspace, all loads issued before any is used. Loads bypass L1
+// (with a fused mean the losses were written by other blocks); FUSED_MEAN = 2 reads a slot again until its
+// flag says the loss is there.
+template <int N, int STRIDE>
+__device__ __forceinline__ void load_row_losses(const ak_cross_entropy_args& args, int r, float (&v)[N]) {
+    if constexpr (FUSED_MEAN == 2) {
+        const unsigned long long* p = static_cast<const unsigned long long*>(args.workspace) + r;
+        unsigned long long w[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+            asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w[k]) : "l"(p + k * STRIDE) : "memory");
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            while ((w[k] >> 32) == 0) {
+                __nanosleep(128);
+                asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w[k]) : "l"(p + k * STRIDE) : "memory");
+            }
+            v[k] = __uint_as_float(unsigned(w[k]));
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] = __ldcg(static_cast<const float*>(args.workspace) + r + k * STRIDE);
+    }
+}
+
+// *loss = the mean of the row losses in the workspace, by THREADS threads of one block: thread t sums rows
+// t, t + THREADS, ... in order, then a fixed-order block reduction.
 template <int THREADS>
 __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
-    const float* row_loss = static_cast<const float*>(args.workspace);
     float sum = 0.f;
     int r = threadIdx.x < THREADS ? threadIdx.x : args.rows;  // RING's producer warp adds nothing
     constexpr int kBatch = 8;  // eight independent L2 loads in flight, then added in row order
     for (; r + (kBatch - 1) * THREADS < args.rows; r += kBatch * THREADS) {
         float v[kBatch];
-#pragma unroll
-        for (int k = 0; k < kBatch; ++k) v[k] = __ldcg(row_loss + r + k * THREADS);
+        load_row_losses<kBatch, THREADS>(args, r, v);
 #pragma unroll
         for (int k = 0; k < kBatch; ++k) sum += v[k];
     }
-    for (; r < args.rows; r += THREADS) sum += __ldcg(row_loss + r);
+    for (; r < args.rows; r += THREADS) {
+        float v[1];
+        load_row_losses<1, THREADS>(args, r, v);
+        sum += v[0];
+    }
     sum = ak_group_sum<THREADS>(sum, scratch);
     if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
 }
@@ -635,7 +677,7 @@ __device__ __forceinline__ void block_rows(const ak_cross_entropy_args& args, fl
         }
         loss = finish_loss(x, args.cols, target, row_max, sum);
     }
-    if (active && lane == 0 && rank == 0) static_cast<float*>(args.workspace)[row] = loss;
+    if (active && lane == 0 && rank == 0) store_row_loss(args, row, loss);
 }
 
 // PERSISTENT: blocks loop over rows blockIdx.x, + gridDim.x, ... (one row at a time, streamed); with
@@ -658,7 +700,7 @@ __device__ __forceinline__ void persistent_rows(const ak_cross_entropy_args& arg
         else
             row_stats<1>(x, ak_split_row<1>(x, args.cols), lane, scratch, xch, 0, row_max, sum);
         const float loss = finish_loss(x, args.cols, args.targets[row], row_max, sum);
-        if (lane == 0) static_cast<float*>(args.workspace)[row] = loss;
+        if (lane == 0) store_row_loss(args, row, loss);
     }
 }
 
@@ -850,8 +892,8 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 part[1] = row_sum;
                 part[2] = target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000);
             } else if (whole) {
-                static_cast<float*>(args.workspace)[row] =
-                    target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000);
+                store_row_loss(args, row,
+                               target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000));
             } else if constexpr (SPLIT != 0) {
                 float* slot = split_slot(args, blockIdx.x, span == 0 ? 0 : 1);
                 slot[0] = row_max;
@@ -868,7 +910,7 @@ __device__ __forceinline__ void ring_cluster_finish(const ak_cross_entropy_args&
     float m = threadIdx.x == 0 ? part[0] : AK_NEG_INF, s = threadIdx.x == 0 ? part[1] : 0.f;
     ak_cluster_online<CLUSTER, kFastExp>(m, s, xch, 0, threadIdx.x == 0);
     if (threadIdx.x == 0 && ak_cluster_rank() == 0)
-        static_cast<float*>(args.workspace)[blockIdx.x] = logf(s) + m - part[2];  // part[2]: NaN for a bad target
+        store_row_loss(args, blockIdx.x, logf(s) + m - part[2]);  // part[2]: NaN for a bad target
 }
 
 // SPLIT, in the last block: the loss of every row split across blocks. The block whose share holds the
@@ -931,34 +973,10 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
 #endif
 
     if constexpr (FUSED_MEAN == 2) {
-        // the losses are visible to every block before the count says so: RING's thread 0 wrote every one of
-        // them; otherwise the barrier first gathers every group's writes under thread 0's release
-        if constexpr (RING == 0) __syncthreads();
-        unsigned* blocks_done = reinterpret_cast<unsigned*>(static_cast<float*>(args.workspace) + args.rows);
-        const unsigned others = gridDim.x * gridDim.y - 1;
-        if (blockIdx.x != gridDim.x - 1 || blockIdx.y != gridDim.y - 1) {
-            if (threadIdx.x == 0) {
-                __threadfence();
-                asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(blocks_done) : "memory");
-            }
-            return;
+        if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) {  // every other block just exits
+            __syncthreads();  // scratch is free again
+            write_mean_loss<BLOCK_THREADS>(args, scratch);
         }
-        if (threadIdx.x == 0) {
-            for (;;) {
-                unsigned done;
-                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(done) : "l"(blocks_done) : "memory");
-                if (done >= others) break;
-                __nanosleep(256);
-            }
-        }
-        __syncthreads();
-        __threadfence();
-#if RING > 0 && SPLIT != 0
-        split_finish(args);  // the split rows' losses, before the mean reads them
-        __threadfence();
-        __syncthreads();
-#endif
-        write_mean_loss<BLOCK_THREADS>(args, scratch);
     } else if constexpr (FUSED_MEAN == 1) {
         __shared__ bool last_block;
         // this block's losses are visible to every block before it counts itself done. RING: thread 0 wrote

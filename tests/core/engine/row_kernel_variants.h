@@ -31,8 +31,8 @@ struct RowKernelVariant {
 // one block per row, and with the rows' stages shared equally among persistent blocks (SPLIT: split rows combined
 // by the fused mean), its stage max on packed pairs (MAX2); the ring with each row's stages split across a cluster
 // of 2, 4 and 8 blocks (short edge rows leave some ranks no stage at all); the mean by the grid's last block
-// once every other block has counted itself done (FUSED_MEAN = 2) on the ring, several rows per block, streamed
-// and ring clusters, and split persistent rings.
+// from the rows' flagged losses (FUSED_MEAN = 2) on the ring, several rows per block, streamed and ring
+// clusters, persistent rings and persistent streamed rows.
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -94,7 +94,8 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"ROWS_PER_BLOCK", "4"}, {"VEC", "4"}, {"ONLINE", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"CLUSTER", "2"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}}},
-        {"cross_entropy", {{"FUSED_MEAN", "2"}, {"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}},
+        {"cross_entropy", {{"FUSED_MEAN", "2"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}},
+        {"cross_entropy", {{"FUSED_MEAN", "2"}, {"PERSISTENT", "2"}, {"VEC", "8"}, {"ONLINE", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"CLUSTER", "4"}, {"RING", "4"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "128"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},

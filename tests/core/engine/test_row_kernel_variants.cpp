@@ -147,6 +147,8 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}, "sm_90a",
          "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused mean: it "
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
+        {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"FUSED_MEAN", "2"}}, "sm_90a",
+         "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
         {"cross_entropy", {{"MAX2", "1"}, {"FAST_EXP", "2"}, {"ONLINE", "1"}}, "sm_90a",
          "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2"},
         {"cross_entropy", {{"EXP2X", "1"}, {"ONLINE", "1"}}, "sm_90a",

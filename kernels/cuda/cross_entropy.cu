@@ -95,12 +95,6 @@
 //                 Cody-Waite split t = rint(t) + f, 2^f by a degree-4 polynomial (relative error <= 2.7e-6),
 //                 rint(t) added to the exponent bits. About ten FMA/ALU instructions instead of one MUFU
 //                 op, for rows where MUFU.EX2 (16 per clock per SM) rather than issue is the limit.
-//   TAIL_SPLIT = 1 (RING, FUSED_MEAN = 2, one block per row, no cluster) the grid keeps one block per row, but
-//                 the last 2T blocks each stream half of one of the last T rows and the first T blocks two whole
-//                 rows each (T = min(rows / 3, 2 x the SMs, 512)): the last blocks to start finish in half a row's
-//                 time, so fewer SMs idle at the end. A half row's (max, sum) and the first half's target logit go
-//                 to flagged 64-bit slots after the losses; the producer warp of the grid's last block combines
-//                 the two halves of each split row (first half, then second) as it sums the mean.
 // and one of the mean:
 //   FUSED_MEAN = 1 drops ak_kernel1: every block of ak_kernel0 counts itself done on a counter in the
 //                 workspace (zeroed before every launch), and the last one sums the row losses in the
@@ -112,8 +106,7 @@
 //                 launch), and the block exits at once: no fence, no atomic, no round trip. The grid's last
 //                 block (the highest index, which the hardware dispatches last) does its own rows, then reads
 //                 every slot in the same fixed order, reading again (with __nanosleep) any not yet flagged, and
-//                 writes the mean; in the ring without clusters its producer warp does that as soon as its copies
-//                 are issued, while the consumers still fold the block's row. Measured on the H200 (2026-12-04): the fence and atomic at the end of every
+//                 writes the mean. Measured on the H200 (2026-12-04): the fence and atomic at the end of every
 //                 block were the ring's largest per-block cost (FUSED_MEAN = 0, a second launch without them,
 //                 beat FUSED_MEAN = 1). The wait needs the other blocks to make progress while the last one is
 //                 resident, which any two resident blocks guarantee. Not with SPLIT (its slots carry no flags).
@@ -141,10 +134,9 @@
 // @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
-// @autokernel tunable TAIL_SPLIT = 0 {0, 1} tier 2 -- RING + FUSED_MEAN = 2, one block per row: the grid's last blocks take half rows (the first ones two rows), so the last wave ends in half the time
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 // @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence): H200 figures in bench/2026-12-04-h200-compute.md
-// @autokernel preset ring_tail_split sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 TAIL_SPLIT=1 -- the same ring with the grid's last rows halved: H200 figures in bench/2026-12-04-h200-compute.md
+// @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 89.0 % of a copy at 4096x50257 and 97.3 % at 8192x50257 fp16, H200 (bench/2026-12-04-h200-compute.md)
 // @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>
@@ -221,9 +213,6 @@
 #ifndef RING_KB
 #define RING_KB 8
 #endif
-#ifndef TAIL_SPLIT
-#define TAIL_SPLIT 0
-#endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
 constexpr int kUnroll = UNROLL;
@@ -291,10 +280,6 @@ static_assert(FUSED_MEAN >= 0 && FUSED_MEAN <= 2, "FUSED_MEAN: 0 (a second launc
 static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
               "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
               "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
-static_assert(TAIL_SPLIT == 0 || TAIL_SPLIT == 1, "TAIL_SPLIT: 0 or 1");
-static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN == 2 && PERSISTENT == 0 && CLUSTER == 1),
-              "TAIL_SPLIT halves the ring's last rows and combines them in the mean of flagged losses: it needs RING > 0, "
-              "FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1");
 static_assert(RING == 0 || ROWS_PER_BLOCK == 1, "RING streams one row per block at a time: it needs ROWS_PER_BLOCK = 1");
 static_assert(RING == 0 || RING * RING_KB <= 200, "RING * RING_KB: at most 200 KiB of shared memory per block");
 static_assert(RING == 0 || PERSISTENT * RING * RING_KB <= 224,
@@ -318,8 +303,6 @@ static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & 
 // SPLIT: the workspace holds slots for this many persistent blocks (PERSISTENT <= 4 per SM, 256 SMs); a larger
 // grid traps rather than write past them.
 constexpr int kSplitMaxBlocks = 1024;
-// TAIL_SPLIT: at most this many rows are halved (five flagged 8-byte slots each after the row losses).
-constexpr int kTailMaxRows = 512;
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
@@ -333,8 +316,7 @@ AK_LAUNCH(0) = {
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
     /* workspace_bytes_per_row */ FUSED_MEAN == 2 ? 8 : 4,  // one fp32 loss per row (FUSED_MEAN = 2: and its flag)
-    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : (TAIL_SPLIT ? kTailMaxRows * 40 : 0),
-    // FUSED_MEAN = 1: the blocks-done
+    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN = 1: the blocks-done
     // counter after the losses; SPLIT: then two (max, sum) slots per block
 };
 
@@ -746,27 +728,6 @@ __device__ __forceinline__ int ring_stages_per_row(int cols) {
     return stages > 0 ? stages : 1;  // a row under 16 bytes: one empty stage, its elements all head or tail
 }
 
-// TAIL_SPLIT: the number of rows halved, T = min(rows / 3, 2 x the SMs, kTailMaxRows): the grid's last 2T blocks
-// take their halves, the first T blocks two rows each (rows >= 3T keeps the middle one row per block).
-__device__ __forceinline__ long long ring_tail_rows(const ak_cross_entropy_args& args) {
-    unsigned sms;
-    asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
-    long long t = args.rows / 3;
-    if (t > 2 * (long long)sms) t = 2 * (long long)sms;
-    return t < kTailMaxRows ? t : kTailMaxRows;
-}
-
-// TAIL_SPLIT: the flagged 8-byte slots of halved row i (0..T-1): first half's max, sum and target logit, then the
-// second half's max and sum.
-__device__ __forceinline__ unsigned long long* tail_slots(const ak_cross_entropy_args& args, long long i) {
-    return static_cast<unsigned long long*>(args.workspace) + args.rows + 5 * i;
-}
-
-__device__ __forceinline__ void store_flagged(unsigned long long* slot, float v) {
-    const unsigned long long w = (1ull << 32) | __float_as_uint(v);
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(slot), "l"(w) : "memory");
-}
-
 // RING: calls f(row, s0, s1, span) for each part of a row this block streams: stages [s0, s1) of `row`, the
 // block's span-th part. Without SPLIT, whole rows blockIdx.x, + gridDim.x, ... (one row each without
 // PERSISTENT); with SPLIT, the contiguous share [U * b / G, U * (b + 1) / G) of the U = rows * stages units of
@@ -785,19 +746,6 @@ __device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& 
             f(row, s0, s1, span);
             u = row * stages + s1;
         }
-    } else if constexpr (TAIL_SPLIT != 0) {
-        const long long rows = args.rows, b = blockIdx.x, t = ring_tail_rows(args);
-        const int half = stages > 1 ? stages / 2 : 1;  // a stage count of 1: the second half is empty
-        if (b < t) {
-            f(2 * b, 0, stages, 0);
-            f(2 * b + 1, 0, stages, 1);
-        } else if (b < rows - 2 * t) {
-            f(b + t, 0, stages, 0);
-        } else {
-            const long long j = b - (rows - 2 * t);
-            if (j % 2 == 0) f(rows - t + j / 2, 0, half, 0);
-            else f(rows - t + j / 2, half, stages, 0);
-        }
     } else if constexpr (CLUSTER > 1) {
         const int rank = ak_cluster_rank();  // the cluster's row, this block's contiguous share of its stages
         f((long long)blockIdx.x, stages * rank / CLUSTER, stages * (rank + 1) / CLUSTER, 0);
@@ -810,50 +758,6 @@ __device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& 
 // the losses and the blocks-done counter in the workspace.
 __device__ __forceinline__ float* split_slot(const ak_cross_entropy_args& args, long long block, int slot) {
     return static_cast<float*>(args.workspace) + args.rows + 1 + 4 * block + 2 * slot;
-}
-
-// RING with FUSED_MEAN = 2 and no cluster: the grid's last block's producer warp, once it has issued its copies,
-// writes the mean of the flagged row losses while the consumers still fold the block's own rows (their loss is
-// the last it waits for): lane l sums rows l, l + 32, ... in order (TAIL_SPLIT: the whole rows, then the halved
-// rows l, l + 32, ... from their slots), then a fixed butterfly across the lanes.
-__device__ __forceinline__ void ring_mean_by_producer(const ak_cross_entropy_args& args, int lane) {
-    float sum = 0.f;
-    int r = lane;
-    constexpr int kBatch = 8;
-    const int whole_rows = TAIL_SPLIT != 0 ? args.rows - int(ring_tail_rows(args)) : args.rows;  // flagged losses
-    for (; r + (kBatch - 1) * 32 < whole_rows; r += kBatch * 32) {
-        float v[kBatch];
-        load_row_losses<kBatch, 32>(args, r, v);
-#pragma unroll
-        for (int k = 0; k < kBatch; ++k) sum += v[k];
-    }
-    for (; r < whole_rows; r += 32) {
-        float v[1];
-        load_row_losses<1, 32>(args, r, v);
-        sum += v[0];
-    }
-    if constexpr (TAIL_SPLIT != 0) {  // the halved rows: (max, sum) of the first half, then the second
-        for (int i = lane; whole_rows + i < args.rows; i += 32) {
-            const unsigned long long* slot = tail_slots(args, i);
-            float v[5];
-#pragma unroll
-            for (int k = 0; k < 5; ++k) {
-                unsigned long long w;
-                for (;;) {
-                    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(slot + k) : "memory");
-                    if (w >> 32) break;
-                    __nanosleep(128);
-                }
-                v[k] = __uint_as_float(unsigned(w));
-            }
-            const float m = fmaxf(v[0], v[3]);
-            const float total = (v[0] == AK_NEG_INF ? 0.f : v[1] * ak_exp<kFastExp>(v[0] - m)) +
-                                (v[3] == AK_NEG_INF ? 0.f : v[4] * ak_exp<kFastExp>(v[3] - m));
-            sum += logf(total) + m - v[2];
-        }
-    }
-    sum = ak_warp_sum<32>(sum);
-    if (lane == 0) *args.loss = sum / (float)args.rows;
 }
 
 // RING: the last warp copies each part's stages through the RING stages (stage use k: slot k % RING,
@@ -906,8 +810,6 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
             });
         }
         __syncwarp();  // the warp reconverges before the fused mean's __syncthreads
-        if constexpr (FUSED_MEAN == 2 && CLUSTER == 1)
-            if (blockIdx.x == gridDim.x - 1) ring_mean_by_producer(args, lane32);
         return;
     }
 
@@ -917,17 +819,14 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
     ring_for_each_part(args, [&](long long row, int s0, int s1, int span) {
         const ak_t* x = args.logits + row * args.cols;
         const ak_row_part p = ak_split_row<kV>(x, args.cols);
-        // TAIL_SPLIT: the grid's last 2T blocks hold halves of rows (even: the first half), whatever their stages
-        const long long tail_j = TAIL_SPLIT != 0 ? (long long)blockIdx.x - (args.rows - 2 * ring_tail_rows(args)) : -1;
-        const bool tail_half = tail_j >= 0;
-        const bool whole = CLUSTER == 1 && !tail_half && s0 == 0 && s1 == stages;
+        const bool whole = CLUSTER == 1 && s0 == 0 && s1 == stages;
         // the peeled edges (with stage 0; CLUSTER: rank 0) and the target's logit (whole rows; CLUSTER: rank 0):
         // loads issued now, used at the end
         const bool edges = CLUSTER > 1 ? ak_cluster_rank() == 0 : s0 == 0;
         const bool has_head = edges && t < p.head, has_tail = edges && t < p.tail;
         const ak_t head_v = has_head ? x[t] : ak_t(0.f);
         const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
-        const bool owns_target = whole || (CLUSTER > 1 && edges) || (tail_half && tail_j % 2 == 0);
+        const bool owns_target = whole || (CLUSTER > 1 && edges);
         const long long target = owns_target ? args.targets[row] : 0;
         const bool target_ok = target >= 0 && target < args.cols;
         const ak_t target_v = owns_target && t == 0 && target_ok ? x[target] : ak_t(0.f);
@@ -992,12 +891,6 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 part[0] = row_max;
                 part[1] = row_sum;
                 part[2] = target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000);
-            } else if (tail_half) {
-                const bool first = tail_j % 2 == 0;
-                unsigned long long* slot = tail_slots(args, tail_j / 2) + (first ? 0 : 3);
-                store_flagged(slot, row_max);
-                store_flagged(slot + 1, row_sum);
-                if (first) store_flagged(slot + 2, target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000));
             } else if (whole) {
                 store_row_loss(args, row,
                                target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000));
@@ -1079,7 +972,7 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
         block_rows(args, scratch, xch);
 #endif
 
-    if constexpr (FUSED_MEAN == 2 && (RING == 0 || CLUSTER > 1)) {  // (the ring without clusters: its producer did it)
+    if constexpr (FUSED_MEAN == 2) {
         if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) {  // every other block just exits
             __syncthreads();  // scratch is free again
             write_mean_loss<BLOCK_THREADS>(args, scratch);

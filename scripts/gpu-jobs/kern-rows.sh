@@ -5,8 +5,7 @@
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
 #      8192x50257: cross_entropy's one-block-per-row TMA ring (preset `ring`) with the mean by the grid's last
-#      block from flagged losses (FUSED_MEAN=2), with its last rows halved (TAIL_SPLIT) or not, in bf16, and
-#      against the last block done (FUSED_MEAN=1)
+#      block from flagged losses (FUSED_MEAN=2) against a second launch (0) and the last block done (1), in bf16
 #      (a config "old:..." takes .old-kernels/TYPE.cu; the cap may skip the last pairs; AK_ROWS_TORCH=1 keeps
 #      31 s for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
@@ -15,7 +14,7 @@
 # Writes $OUT/kern-rows/bench.tsv (every timing row), bench-N-*.json, torch.tsv, torch.log, log.txt; prints
 # the summary last.
 # targets: autokernel autokernel-evaluator
-# cap: 28 seconds
+# cap: 36 seconds
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: kern-rows.sh BIN_DIR}" && pwd)
@@ -116,14 +115,15 @@ long=4096x50257,8192x50257
 ce=VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=2,FAST_EXP=2
 best=BLOCK_THREADS=512,UNROLL=4,$ce   # 2026-12-02 call 2: 241.6 us at 8192 rows (83.9 % of copy), 78.8 % at 4096
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# 2026-12-04, call 7: FUSED_MEAN=2 (flagged losses, call 6: 89.0-89.4 % at 4096 rows) now has the grid's last
-# block's producer warp sum the mean while its consumers still fold; TAIL_SPLIT=1 halves the grid's last rows.
-# The preset `ring` with and without TAIL_SPLIT (fp16, bf16), and against FUSED_MEAN=1.
+# 2026-12-04, call 6: call 5's FUSED_MEAN=2 (a release count per block) was slower than 1, and FUSED_MEAN=0
+# (no per-block fence at all) the fastest. FUSED_MEAN=2 now stores each loss with a done flag in one 64-bit
+# store (no fence, no count): the preset `ring` against `ring_two_launch` (FUSED_MEAN=0) at four row counts,
+# against FUSED_MEAN=1, and in bf16.
 r0=RING=4,RING_KB=8,BLOCK_THREADS=256,VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=0,FAST_EXP=2
 r2=${r0/FUSED_MEAN=1/FUSED_MEAN=2}
-bench cross_entropy $long 7 $r2,TAIL_SPLIT=1 $r2
-bench cross_entropy $long 7 $r2,TAIL_SPLIT=1 $r2 bf16
+bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r2 ${r0/FUSED_MEAN=1/FUSED_MEAN=0}
 bench cross_entropy $long 7 $r2 $r0
+bench cross_entropy $long 7 $r2 ${r0/FUSED_MEAN=1/FUSED_MEAN=0} bf16
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -147,11 +147,6 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}, "sm_90a",
          "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused mean: it "
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
-        {"cross_entropy", {{"TAIL_SPLIT", "1"}, {"RING", "4"}, {"FUSED_MEAN", "1"}}, "sm_90a",
-         "TAIL_SPLIT halves the ring's last rows and combines them in the mean of flagged losses: it needs RING > 0, "
-         "FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1"},
-        {"cross_entropy", {{"TAIL_SPLIT", "1"}, {"RING", "4"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}}, "sm_90a",
-         "TAIL_SPLIT halves the ring's last rows"},
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"FUSED_MEAN", "2"}}, "sm_90a",
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
         {"cross_entropy", {{"MAX2", "1"}, {"FAST_EXP", "2"}, {"ONLINE", "1"}}, "sm_90a",

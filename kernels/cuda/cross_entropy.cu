@@ -136,7 +136,7 @@
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 // @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence): H200 figures in bench/2026-12-04-h200-compute.md
-// @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 89.0 % of a copy at 4096x50257 and 97.3 % at 8192x50257 fp16, H200 (bench/2026-12-04-h200-compute.md)
+// @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 87.7-89.0 % of a copy at 4096x50257 and 95.1-97.3 % at 8192x50257 fp16 in two runs, H200 (bench/2026-12-04-h200-compute.md)
 // @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>

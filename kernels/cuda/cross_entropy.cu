@@ -58,17 +58,17 @@
 //                 head (up to the first 16-byte boundary) and tail (past the last one), under 16 bytes
 //                 each, are read by consumer threads with ordinary loads issued as the row starts. The ring
 //                 always folds in one pass (running max and sum; ONLINE does not matter). Measured on the
-//                 H200 (2026-12-03): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers and
+//                 H200 (2026-12-03/04): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers and
 //                 plain bulk copies (LOAD = 0; the evict-first hint of LOAD = 2 costs 3 points) is the fastest
-//                 cross_entropy (93.3 % of copy at 8192x50257, 86.8 % at 4096x50257: preset `ring`);
-//                 persistent rings, SPLIT, deeper or wider rings were slower. Tier 1, so the search agent
+//                 cross_entropy (with FUSED_MEAN = 2, the preset `ring`: 95.6-95.8 % of copy at 8192x50257,
+//                 89.0-89.4 % at 4096x50257); persistent rings, SPLIT, deeper or wider rings were slower. Tier 1, so the search agent
 //                 tries it from the starter. With CLUSTER > 1 (one row per cluster, PERSISTENT = 0) each block of
 //                 the cluster streams a contiguous share of the row's stages through its own ring; rank 0 also
 //                 folds the head and tail and reads the target's logit, and the blocks' (max, sum) are combined
 //                 in rank order through distributed shared memory. Measured slower on the H200 (2026-12-04):
 //                 CLUSTER=2 75 % of copy at 4096x50257 against 86.6 % for one block per row, 4 and 8 blocks
-//                 54 % and 30 % (bench/2026-12-04-h200-compute.md); written and kept for GPUs where a row's
-//                 tail, not the rate of cluster launches, is the limit.
+//                 54 % and 30 %, with a lower rate per row too, not only at the grid's tail (the cause was not
+//                 isolated; bench/2026-12-04-h200-compute.md).
 //   SPLIT = 1     (RING, PERSISTENT, FUSED_MEAN) balances the persistent blocks exactly: the rows x stages
 //                 units of the tensor are cut into gridDim.x equal contiguous shares, so a block's first and
 //                 last rows may be partial. A partial row's (max, sum) goes to the block's slot in the
@@ -981,7 +981,8 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
         __shared__ bool last_block;
         // this block's losses are visible to every block before it counts itself done. RING: thread 0 wrote
         // every one of them (ring_rows, ring_cluster_finish), so its own fence orders them before its count
-        // and the other threads go straight to the barrier; otherwise every group's writer fences.
+        // and the other threads go straight to the barrier; otherwise every thread (the groups' writers among
+        // them) fences before the barrier.
         if (RING == 0 || threadIdx.x == 0) __threadfence();
         if constexpr (RING == 0) __syncthreads();
         if (threadIdx.x == 0) {

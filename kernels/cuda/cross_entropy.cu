@@ -75,6 +75,18 @@
 //                 workspace; the last block (the fused mean) combines each split row's slots in block order
 //                 (deterministic) before it averages. Without it, 8192 rows on 264 blocks leave 8 blocks a
 //                 32nd row while the others idle, and 4096 rows on 264 half of them a 16th.
+//   TAIL_SPLIT = P (RING, FUSED_MEAN = 2, one block per row, no cluster; P = 2 or 4) the grid keeps one block
+//                 per row, but its last P x T blocks each stream a contiguous P-th of the stages of one of the
+//                 last T rows, and its first (P - 1) x T blocks take two whole rows each (T = min(rows / (2P - 1),
+//                 4 x the SMs / P, 512): the parts fill about one wave of 4 blocks per SM). The hardware
+//                 dispatches blocks in index order, so the last blocks to start finish in a P-th of a row's
+//                 time and fewer SMs idle at the grid's end. A part's (max, sum), and the first part's target
+//                 logit, go to flagged 64-bit slots after the row losses; the grid's last block, as it sums
+//                 the mean, combines each split row's parts in part order (deterministic), all of a thread's
+//                 slots read at once.
+//   L2_AHEAD = n  (RING) the producer asks L2 for the n stages after the ring's (cp.async.bulk.prefetch.L2) as
+//                 it issues each bulk copy, so each block has RING + n stages of its row on the way from HBM
+//                 for the cost of L2 lines, not shared memory.
 //   MAX2 = 1      (RING, FAST_EXP = 2; fp16 / bf16 rows) each stage's max on the packed values: max.f16x2 /
 //                 max.bf16x2 take two lanes per instruction (7 + 3 instructions for a thread's 16 values of an
 //                 8 KiB stage instead of 15 FMNMX); fp32 rows are unchanged.
@@ -134,6 +146,8 @@
 // @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
+// @autokernel tunable TAIL_SPLIT = 0 {0, 2, 4} tier 2 -- RING + FUSED_MEAN = 2, one block per row: the grid's last blocks take a half (2) or a quarter (4) of one of the last rows each, the first ones two rows, so the last wave ends sooner
+// @autokernel tunable L2_AHEAD = 0 {0, 4, 8} tier 2 -- RING: stages of the row asked of L2 (bulk prefetch) ahead of the ring's copies
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 // @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence): H200 figures in bench/2026-12-04-h200-compute.md
 // @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 87.7-89.0 % of a copy at 4096x50257 and 95.1-97.3 % at 8192x50257 fp16 in two runs, H200 (bench/2026-12-04-h200-compute.md)
@@ -212,6 +226,12 @@
 #endif
 #ifndef RING_KB
 #define RING_KB 8
+#endif
+#ifndef TAIL_SPLIT
+#define TAIL_SPLIT 0
+#endif
+#ifndef L2_AHEAD
+#define L2_AHEAD 0
 #endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
@@ -294,6 +314,12 @@ static_assert(RING == 0 || (PIPE == 0 && PREFETCH == 0 && SMEM_ROW == 0 && ROW_C
 static_assert(RING == 0 || CLUSTER == 1 || (PERSISTENT == 0 && SPLIT == 0),
               "RING with CLUSTER splits each row's stages across the blocks of a cluster (one row per cluster): "
               "it needs PERSISTENT = 0 and SPLIT = 0");
+static_assert(TAIL_SPLIT == 0 || TAIL_SPLIT == 2 || TAIL_SPLIT == 4, "TAIL_SPLIT: 0, 2 or 4 parts per split row");
+static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN == 2 && PERSISTENT == 0 && CLUSTER == 1),
+              "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it "
+              "needs RING > 0, FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1");
+static_assert(L2_AHEAD == 0 || L2_AHEAD == 4 || L2_AHEAD == 8, "L2_AHEAD: 0, 4 or 8 stages");
+static_assert(L2_AHEAD == 0 || RING > 0, "L2_AHEAD prefetches ahead of the ring's bulk copies: it needs RING > 0");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(RING == 0, "RING uses bulk copies (cp.async.bulk) and mbarrier transaction counts: it needs sm_90 or newer");
 #endif
@@ -303,6 +329,11 @@ static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & 
 // SPLIT: the workspace holds slots for this many persistent blocks (PERSISTENT <= 4 per SM, 256 SMs); a larger
 // grid traps rather than write past them.
 constexpr int kSplitMaxBlocks = 1024;
+// TAIL_SPLIT: at most this many rows are split; each has 2 x TAIL_SPLIT + 1 flagged 8-byte slots after the
+// row losses (every part's max and sum, then the first part's target logit).
+constexpr int kTailMaxRows = 512;
+constexpr int kTailSlots = 2 * TAIL_SPLIT + 1;
+constexpr int kTailParts = TAIL_SPLIT > 0 ? TAIL_SPLIT : 1;  // (a divisor that is never 0)
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
@@ -316,8 +347,9 @@ AK_LAUNCH(0) = {
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
     /* workspace_bytes_per_row */ FUSED_MEAN == 2 ? 8 : 4,  // one fp32 loss per row (FUSED_MEAN = 2: and its flag)
-    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN = 1: the blocks-done
-    // counter after the losses; SPLIT: then two (max, sum) slots per block
+    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0)
+                                           : (TAIL_SPLIT ? kTailMaxRows * kTailSlots * 8 : 0),  // FUSED_MEAN = 1: the
+    // blocks-done counter after the losses; SPLIT: then two (max, sum) slots per block; TAIL_SPLIT: the split rows' slots
 };
 
 #if !FUSED_MEAN
@@ -330,42 +362,73 @@ AK_LAUNCH(1) = {
 };
 #endif
 
-// The loss of `row` into the workspace: a float, or (FUSED_MEAN = 2) the float and a done flag in one 64-bit
-// store, which no reader can see half written.
-__device__ __forceinline__ void store_row_loss(const ak_cross_entropy_args& args, long long row, float loss) {
-    if constexpr (FUSED_MEAN == 2) {
-        const unsigned long long slot = (1ull << 32) | __float_as_uint(loss);
-        asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(static_cast<unsigned long long*>(args.workspace) + row),
-                     "l"(slot)
-                     : "memory");
-    } else {
-        static_cast<float*>(args.workspace)[row] = loss;
+// A flagged 8-byte workspace slot: a float in the low word, 1 in the high word once it is written. One
+// st.relaxed.gpu of an aligned 8-byte slot is single-copy atomic, so no reader sees the flag without the value.
+__device__ __forceinline__ void store_flagged(unsigned long long* slot, float v) {
+    const unsigned long long w = (1ull << 32) | __float_as_uint(v);
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(slot), "l"(w) : "memory");
+}
+
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+    unsigned long long w;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    return w;
+}
+
+// N flagged slots p, p + STRIDE, ...: all loads issued before any is used, then each slot read again (with
+// __nanosleep) until its flag says the value is there.
+template <int N, int STRIDE>
+__device__ __forceinline__ void load_flagged(const unsigned long long* p, float (&v)[N]) {
+    unsigned long long w[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) w[k] = load_relaxed(p + k * STRIDE);
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        while ((w[k] >> 32) == 0) {
+            __nanosleep(128);
+            w[k] = load_relaxed(p + k * STRIDE);
+        }
+        v[k] = __uint_as_float(unsigned(w[k]));
     }
 }
 
+// The loss of `row` into the workspace: a float, or (FUSED_MEAN = 2) a flagged slot.
+__device__ __forceinline__ void store_row_loss(const ak_cross_entropy_args& args, long long row, float loss) {
+    if constexpr (FUSED_MEAN == 2)
+        store_flagged(static_cast<unsigned long long*>(args.workspace) + row, loss);
+    else
+        static_cast<float*>(args.workspace)[row] = loss;
+}
+
 // N row losses r, r + STRIDE, ... from the workspace, all loads issued before any is used. Loads bypass L1
-// (with a fused mean the losses were written by other blocks); FUSED_MEAN = 2 reads a slot again until its
-// flag says the loss is there.
+// (with a fused mean the losses were written by other blocks); FUSED_MEAN = 2 waits for each slot's flag.
 template <int N, int STRIDE>
 __device__ __forceinline__ void load_row_losses(const ak_cross_entropy_args& args, int r, float (&v)[N]) {
     if constexpr (FUSED_MEAN == 2) {
-        const unsigned long long* p = static_cast<const unsigned long long*>(args.workspace) + r;
-        unsigned long long w[N];
-#pragma unroll
-        for (int k = 0; k < N; ++k)
-            asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w[k]) : "l"(p + k * STRIDE) : "memory");
-#pragma unroll
-        for (int k = 0; k < N; ++k) {
-            while ((w[k] >> 32) == 0) {
-                __nanosleep(128);
-                asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w[k]) : "l"(p + k * STRIDE) : "memory");
-            }
-            v[k] = __uint_as_float(unsigned(w[k]));
-        }
+        load_flagged<N, STRIDE>(static_cast<const unsigned long long*>(args.workspace) + r, v);
     } else {
 #pragma unroll
         for (int k = 0; k < N; ++k) v[k] = __ldcg(static_cast<const float*>(args.workspace) + r + k * STRIDE);
     }
+}
+
+// TAIL_SPLIT: the number of rows split, T = min(rows / (2P - 1), 4 x the SMs / P, kTailMaxRows) (0 without it).
+// The grid's last P x T blocks take their parts, the first (P - 1) x T blocks two whole rows each.
+__device__ __forceinline__ int ring_tail_rows(const ak_cross_entropy_args& args) {
+    if constexpr (TAIL_SPLIT == 0) {
+        return 0;
+    } else {
+        unsigned sms;
+        asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+        long long t = args.rows / (2 * TAIL_SPLIT - 1);
+        if (t > 4 * (long long)sms / TAIL_SPLIT) t = 4 * (long long)sms / TAIL_SPLIT;
+        return int(t < kTailMaxRows ? t : kTailMaxRows);
+    }
+}
+
+// TAIL_SPLIT: the kTailSlots flagged slots of split row i (0..T-1, the row rows - T + i).
+__device__ __forceinline__ unsigned long long* tail_slots(const ak_cross_entropy_args& args, long long i) {
+    return static_cast<unsigned long long*>(args.workspace) + args.rows + kTailSlots * i;
 }
 
 // *loss = the mean of the row losses in the workspace, by THREADS threads of one block: thread t sums rows
@@ -374,17 +437,33 @@ template <int THREADS>
 __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
     float sum = 0.f;
     int r = threadIdx.x < THREADS ? threadIdx.x : args.rows;  // RING's producer warp adds nothing
+    const int split = ring_tail_rows(args);
+    const int whole_rows = args.rows - split;  // TAIL_SPLIT: the last rows' losses are combined below
     constexpr int kBatch = 8;  // eight independent L2 loads in flight, then added in row order
-    for (; r + (kBatch - 1) * THREADS < args.rows; r += kBatch * THREADS) {
+    for (; r + (kBatch - 1) * THREADS < whole_rows; r += kBatch * THREADS) {
         float v[kBatch];
         load_row_losses<kBatch, THREADS>(args, r, v);
 #pragma unroll
         for (int k = 0; k < kBatch; ++k) sum += v[k];
     }
-    for (; r < args.rows; r += THREADS) {
+    for (; r < whole_rows; r += THREADS) {
         float v[1];
         load_row_losses<1, THREADS>(args, r, v);
         sum += v[0];
+    }
+    if constexpr (TAIL_SPLIT != 0) {  // each split row from its parts' (max, sum), in part order
+        for (int i = threadIdx.x < THREADS ? int(threadIdx.x) : split; i < split; i += THREADS) {
+            float v[kTailSlots];
+            load_flagged<kTailSlots, 1>(tail_slots(args, i), v);
+            float m = v[0];
+#pragma unroll
+            for (int q = 1; q < TAIL_SPLIT; ++q) m = fmaxf(m, v[2 * q]);
+            float total = 0.f;
+#pragma unroll
+            for (int q = 0; q < TAIL_SPLIT; ++q)
+                total += v[2 * q] == AK_NEG_INF ? 0.f : v[2 * q + 1] * ak_exp<kFastExp>(v[2 * q] - m);
+            sum += logf(total) + m - v[2 * TAIL_SPLIT];  // the target logit: NaN for a target out of range
+        }
     }
     sum = ak_group_sum<THREADS>(sum, scratch);
     if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
@@ -746,6 +825,19 @@ __device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& 
             f(row, s0, s1, span);
             u = row * stages + s1;
         }
+    } else if constexpr (TAIL_SPLIT != 0) {
+        const long long rows = args.rows, b = blockIdx.x, t = ring_tail_rows(args);
+        const long long extra = (TAIL_SPLIT - 1) * t;  // blocks that take two whole rows
+        if (b < extra) {
+            f(2 * b, 0, stages, 0);
+            f(2 * b + 1, 0, stages, 1);
+        } else if (b < rows - TAIL_SPLIT * t) {
+            f(b + extra, 0, stages, 0);
+        } else {  // part q of split row i: its contiguous share of the stages (empty where stages < P)
+            const long long j = b - (rows - TAIL_SPLIT * t);
+            const int q = int(j % TAIL_SPLIT);
+            f(rows - t + j / TAIL_SPLIT, stages * q / TAIL_SPLIT, stages * (q + 1) / TAIL_SPLIT, 0);
+        }
     } else if constexpr (CLUSTER > 1) {
         const int rank = ak_cluster_rank();  // the cluster's row, this block's contiguous share of its stages
         f((long long)blockIdx.x, stages * rank / CLUSTER, stages * (rank + 1) / CLUSTER, 0);
@@ -797,9 +889,19 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 const ak_row_part p = ak_split_row<kV>(x, args.cols);
                 const char* body = reinterpret_cast<const char*>(x + p.head);
                 const long long body_bytes = (long long)p.chunks * 16;
+                if constexpr (L2_AHEAD > 0) {  // the stages after the ring's first copies, on their way to L2
+                    const long long a = (long long)(s0 + RING) * kStageBytes;
+                    const long long e = (long long)(s0 + RING + L2_AHEAD < s1 ? s0 + RING + L2_AHEAD : s1) * kStageBytes;
+                    if (a < e && a < body_bytes) ak_prefetch_l2(body + a, (e < body_bytes ? e : body_bytes) - a, 0, 1);
+                }
                 for (int st = s0; st < s1; ++st) {
                     const long long off = (long long)st * kStageBytes;
                     if (off >= body_bytes) break;  // an empty last stage: nothing to copy, nothing to wait for
+                    if constexpr (L2_AHEAD > 0) {  // keep L2_AHEAD stages asked for beyond the ring
+                        const long long a = (long long)(st + RING + L2_AHEAD) * kStageBytes;
+                        if (st + RING + L2_AHEAD < s1 && a < body_bytes)
+                            ak_prefetch_l2(body + a, body_bytes - a < kStageBytes ? body_bytes - a : kStageBytes, 0, 1);
+                    }
                     const unsigned slot = k % RING;
                     ak_mbar_wait(empty0 + 8 * slot, ((k / RING) + 1) & 1);  // first round: passes at once
                     const unsigned bytes = unsigned(body_bytes - off < kStageBytes ? body_bytes - off : kStageBytes);
@@ -819,14 +921,18 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
     ring_for_each_part(args, [&](long long row, int s0, int s1, int span) {
         const ak_t* x = args.logits + row * args.cols;
         const ak_row_part p = ak_split_row<kV>(x, args.cols);
-        const bool whole = CLUSTER == 1 && s0 == 0 && s1 == stages;
-        // the peeled edges (with stage 0; CLUSTER: rank 0) and the target's logit (whole rows; CLUSTER: rank 0):
-        // loads issued now, used at the end
-        const bool edges = CLUSTER > 1 ? ak_cluster_rank() == 0 : s0 == 0;
+        // TAIL_SPLIT: the grid's last P x T blocks hold parts of rows (part q = tail_j % P), whatever their stages
+        const long long tail_j =
+            TAIL_SPLIT != 0 ? (long long)blockIdx.x - (args.rows - (long long)TAIL_SPLIT * ring_tail_rows(args)) : -1;
+        const bool tail_part = tail_j >= 0;
+        const bool whole = CLUSTER == 1 && !tail_part && s0 == 0 && s1 == stages;
+        // the peeled edges (with stage 0; CLUSTER: rank 0; TAIL_SPLIT: part 0) and the target's logit (whole rows;
+        // CLUSTER: rank 0; TAIL_SPLIT: part 0): loads issued now, used at the end
+        const bool edges = CLUSTER > 1 ? ak_cluster_rank() == 0 : tail_part ? tail_j % kTailParts == 0 : s0 == 0;
         const bool has_head = edges && t < p.head, has_tail = edges && t < p.tail;
         const ak_t head_v = has_head ? x[t] : ak_t(0.f);
         const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
-        const bool owns_target = whole || (CLUSTER > 1 && edges);
+        const bool owns_target = whole || ((CLUSTER > 1 || tail_part) && edges);
         const long long target = owns_target ? args.targets[row] : 0;
         const bool target_ok = target >= 0 && target < args.cols;
         const ak_t target_v = owns_target && t == 0 && target_ok ? x[target] : ak_t(0.f);
@@ -891,6 +997,13 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 part[0] = row_max;
                 part[1] = row_sum;
                 part[2] = target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000);
+            } else if (tail_part) {
+                unsigned long long* slots = tail_slots(args, tail_j / kTailParts);
+                store_flagged(slots + 2 * (tail_j % kTailParts), row_max);
+                store_flagged(slots + 2 * (tail_j % kTailParts) + 1, row_sum);
+                if (edges)
+                    store_flagged(slots + 2 * TAIL_SPLIT,
+                                  target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000));
             } else if (whole) {
                 store_row_loss(args, row,
                                target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000));

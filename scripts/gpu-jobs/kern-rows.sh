@@ -4,8 +4,8 @@
 # target shape of the row kernels, in one job.
 #   1. `autokernel bench` of two configurations per line (the second as --reference: both timed in one run
 #      beside the eager ATen baseline), correctness (five stages) in the timed dtype, at 4096x50257 and
-#      8192x50257: cross_entropy's one-block-per-row TMA ring (preset `ring`) with the mean by the grid's last
-#      block from flagged losses (FUSED_MEAN=2) against a second launch (0) and the last block done (1), in bf16
+#      8192x50257: cross_entropy's one-block-per-row TMA ring (preset `ring`) against its last rows split
+#      (TAIL_SPLIT), stages prefetched into L2 ahead of the ring (L2_AHEAD) and a deeper ring, also in bf16
 #      (a config "old:..." takes .old-kernels/TYPE.cu; the cap may skip the last pairs; AK_ROWS_TORCH=1 keeps
 #      31 s for part 2).
 #      Each row: latency + IQR, the baseline and the ratio, GB/s and % of a same-size copy (target >= 90 %),
@@ -113,15 +113,19 @@ PY
 
 long=4096x50257,8192x50257
 # ---- 1. bench ---------------------------------------------------------------------------------------------
-# 2026-12-04, call 6: call 5's FUSED_MEAN=2 (a release count per block) was slower than 1, and FUSED_MEAN=0
-# (no per-block fence at all) the fastest. FUSED_MEAN=2 now stores each loss with a done flag in one 64-bit
-# store (no fence, no count): the preset `ring` against `ring_two_launch` (FUSED_MEAN=0) at four row counts,
-# against FUSED_MEAN=1, and in bf16.
+# 2026-12-04, call 8: the preset `ring` (FUSED_MEAN=2, 89.0-89.4 % at 4096 rows in call 6) against its last
+# rows split in halves and quarters (TAIL_SPLIT=2/4; the grid's last block now combines the parts with the
+# whole block, every slot of a thread read at once), stages asked of L2 ahead of the ring (L2_AHEAD=4/8), a
+# 6-stage ring, and the split with the prefetch; the split in bf16.
 r0=RING=4,RING_KB=8,BLOCK_THREADS=256,VEC=8,ONLINE=1,FUSED_MEAN=1,LOAD=0,FAST_EXP=2
 r2=${r0/FUSED_MEAN=1/FUSED_MEAN=2}
-bench cross_entropy 2048x50257,4096x50257,6144x50257,8192x50257 9 $r2 ${r0/FUSED_MEAN=1/FUSED_MEAN=0}
-bench cross_entropy $long 7 $r2 $r0
-bench cross_entropy $long 7 $r2 ${r0/FUSED_MEAN=1/FUSED_MEAN=0} bf16
+bench cross_entropy $long 7 $r2,TAIL_SPLIT=2 $r2
+bench cross_entropy $long 7 $r2,TAIL_SPLIT=4 $r2
+bench cross_entropy $long 7 $r2,L2_AHEAD=4 $r2
+bench cross_entropy $long 7 $r2,L2_AHEAD=8 $r2
+bench cross_entropy $long 7 ${r2/RING=4/RING=6} $r2
+bench cross_entropy $long 7 $r2,TAIL_SPLIT=2,L2_AHEAD=4 $r2
+bench cross_entropy $long 7 $r2,TAIL_SPLIT=2 $r2 bf16
 
 # ---- 2. the PyTorch baselines: eager and torch.compile (default, max-autotune-no-cudagraphs) ----------------
 l=$(( $(left) - 3 ))

@@ -149,6 +149,13 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
         {"cross_entropy", {{"SPLIT", "1"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"FUSED_MEAN", "2"}}, "sm_90a",
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
+        {"cross_entropy", {{"TAIL_SPLIT", "2"}, {"RING", "4"}, {"FUSED_MEAN", "1"}}, "sm_90a",
+         "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it needs "
+         "RING > 0, FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1"},
+        {"cross_entropy", {{"TAIL_SPLIT", "4"}, {"RING", "4"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}}, "sm_90a",
+         "TAIL_SPLIT splits the ring's last rows"},
+        {"cross_entropy", {{"L2_AHEAD", "4"}, {"ONLINE", "1"}}, "sm_90a",
+         "L2_AHEAD prefetches ahead of the ring's bulk copies: it needs RING > 0"},
         {"cross_entropy", {{"MAX2", "1"}, {"FAST_EXP", "2"}, {"ONLINE", "1"}}, "sm_90a",
          "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2"},
         {"cross_entropy", {{"EXP2X", "1"}, {"ONLINE", "1"}}, "sm_90a",

@@ -84,6 +84,8 @@
 //                 logit, go to flagged 64-bit slots after the row losses; the grid's last block, as it sums
 //                 the mean, combines each split row's parts in part order (deterministic), all of a thread's
 //                 slots read at once.
+//   EVICT_PCT = n (RING, LOAD = 2) only n % of the bulk copies' L2 lines are marked evict-first
+//                 (createpolicy.fractional), the others keep their normal priority.
 //   L2_AHEAD = n  (RING) the producer asks L2 for the n stages after the ring's (cp.async.bulk.prefetch.L2) as
 //                 it issues each bulk copy, so each block has RING + n stages of its row on the way from HBM
 //                 for the cost of L2 lines, not shared memory.
@@ -147,6 +149,7 @@
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
 // @autokernel tunable TAIL_SPLIT = 0 {0, 2, 4} tier 2 -- RING + FUSED_MEAN = 2, one block per row: the grid's last blocks take a half (2) or a quarter (4) of one of the last rows each, the first ones two rows, so the last wave ends sooner
+// @autokernel tunable EVICT_PCT = 100 {50, 75, 90, 100} tier 3 -- RING + LOAD = 2: the share of the bulk copies' lines marked evict-first in L2 (createpolicy.fractional; the rest keep the normal priority)
 // @autokernel tunable L2_AHEAD = 0 {0, 4, 8} tier 2 -- RING: stages of the row asked of L2 (bulk prefetch) ahead of the ring's copies
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 // @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence): H200 figures in bench/2026-12-04-h200-compute.md
@@ -229,6 +232,9 @@
 #endif
 #ifndef TAIL_SPLIT
 #define TAIL_SPLIT 0
+#endif
+#ifndef EVICT_PCT
+#define EVICT_PCT 100
 #endif
 #ifndef L2_AHEAD
 #define L2_AHEAD 0
@@ -318,6 +324,8 @@ static_assert(TAIL_SPLIT == 0 || TAIL_SPLIT == 2 || TAIL_SPLIT == 4, "TAIL_SPLIT
 static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN == 2 && PERSISTENT == 0 && CLUSTER == 1),
               "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it "
               "needs RING > 0, FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1");
+static_assert(EVICT_PCT == 100 || (RING > 0 && LOAD == 2),
+              "EVICT_PCT sets the share of the ring's evict-first lines: it needs RING > 0 and LOAD = 2");
 static_assert(L2_AHEAD == 0 || L2_AHEAD == 4 || L2_AHEAD == 8, "L2_AHEAD: 0, 4 or 8 stages");
 static_assert(L2_AHEAD == 0 || RING > 0, "L2_AHEAD prefetches ahead of the ring's bulk copies: it needs RING > 0");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -882,7 +890,13 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
 
     if (warp == kWarps) {  // the producer warp: one thread issues every copy
         if (lane32 == 0) {
-            const unsigned long long policy = LOAD == 2 ? ak_evict_first_policy() : 0ull;
+            unsigned long long policy = 0ull;
+            if constexpr (LOAD == 2 && EVICT_PCT == 100)
+                policy = ak_evict_first_policy();
+            else if constexpr (LOAD == 2)  // EVICT_PCT % of the lines evict-first, the others unchanged (normal)
+                asm("createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %0, %1;"
+                    : "=l"(policy)
+                    : "f"(EVICT_PCT / 100.f));
             unsigned k = 0;
             ring_for_each_part(args, [&](long long row, int s0, int s1, int) {
                 const ak_t* x = args.logits + row * args.cols;

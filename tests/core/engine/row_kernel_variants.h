@@ -34,7 +34,7 @@ struct RowKernelVariant {
 // from the rows' flagged losses (FUSED_MEAN = 2) on the ring, several rows per block, streamed and ring
 // clusters, persistent rings and persistent streamed rows; the ring with the grid's last rows split in halves and
 // quarters (TAIL_SPLIT: at the edge sizes too, where a row has fewer stages than parts), and with stages asked of
-// L2 ahead of its copies (L2_AHEAD).
+// L2 ahead of its copies (L2_AHEAD), a share of its lines evict-first (EVICT_PCT).
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -103,6 +103,7 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"TAIL_SPLIT", "4"}, {"FUSED_MEAN", "2"}, {"RING", "2"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "64"},
                            {"FAST_EXP", "2"}, {"MAX2", "1"}}},
         {"cross_entropy", {{"L2_AHEAD", "4"}, {"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"EVICT_PCT", "75"}, {"LOAD", "2"}, {"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"FAST_EXP", "2"}}},
         {"cross_entropy", {{"L2_AHEAD", "8"}, {"TAIL_SPLIT", "4"}, {"FUSED_MEAN", "2"}, {"RING", "3"}, {"RING_KB", "4"},
                            {"BLOCK_THREADS", "128"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},

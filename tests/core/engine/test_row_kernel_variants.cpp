@@ -154,6 +154,8 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
          "RING > 0, FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1"},
         {"cross_entropy", {{"TAIL_SPLIT", "4"}, {"RING", "4"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}}, "sm_90a",
          "TAIL_SPLIT splits the ring's last rows"},
+        {"cross_entropy", {{"EVICT_PCT", "90"}, {"RING", "4"}}, "sm_90a",
+         "EVICT_PCT sets the share of the ring's evict-first lines: it needs RING > 0 and LOAD = 2"},
         {"cross_entropy", {{"L2_AHEAD", "4"}, {"ONLINE", "1"}}, "sm_90a",
          "L2_AHEAD prefetches ahead of the ring's bulk copies: it needs RING > 0"},
         {"cross_entropy", {{"MAX2", "1"}, {"FAST_EXP", "2"}, {"ONLINE", "1"}}, "sm_90a",

@@ -124,6 +124,13 @@
 //                 block were the ring's largest per-block cost (FUSED_MEAN = 0, a second launch without them,
 //                 beat FUSED_MEAN = 1). The wait needs the other blocks to make progress while the last one is
 //                 resident, which any two resident blocks guarantee. Not with SPLIT (its slots carry no flags).
+//   FUSED_MEAN = 3 as 2, and the grid's last block zeroes every slot once it has read it, so the launch ends
+//                 with its workspace all zero again: the stage declares AK_WORKSPACE_KEPT_ZERO, and the launcher
+//                 leaves out the zeroing memset that otherwise runs in front of the kernel inside the timed launch
+//                 (the harness zeroes the workspace outside the timed window and checks that every checked run
+//                 left it zero). The zeroing's cost moves into the kernel: one 8-byte store per row by the last
+//                 block, instead of a second kernel on the stream (a memset of rows x 8 bytes adds 1.4-2.0 us in
+//                 front of a read of the logits on the H200, bench/2026-12-04-h200-compute.md).
 //
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
@@ -137,7 +144,7 @@
 // @autokernel tunable ONLINE = 0 {0, 1} tier 3 -- max and sum of exp in one pass (online rescaling)
 // @autokernel tunable FAST_EXP = 0 {0, 1, 2} tier 3 -- exp as the hardware ex2 of x * log2 e (1: a multiply + MUFU.EX2; 2: the max folded in, one FMA + MUFU.EX2)
 // @autokernel tunable ROW_CACHE = 0 {0, 8, 16, 32, 64} tier 3 -- elements per thread kept in registers (0: stream the row)
-// @autokernel tunable FUSED_MEAN = 0 {0, 1, 2} tier 3 -- the row stage averages the losses (no second launch): 1 the last block done (a fence and an atomic per block), 2 the grid's last block once every row's flagged loss is there (one 64-bit store per row, no fence)
+// @autokernel tunable FUSED_MEAN = 0 {0, 1, 2, 3} tier 3 -- the row stage averages the losses (no second launch): 1 the last block done (a fence and an atomic per block), 2 the grid's last block once every row's flagged loss is there (one 64-bit store per row, no fence), 3 as 2 with the workspace left zero by that block (AK_WORKSPACE_KEPT_ZERO: no zeroing in the launch)
 // @autokernel tunable PEEL = 1 {0, 1} tier 3 -- rows that break VEC alignment: scalar head and tail around a vector body (0: scalar row)
 // @autokernel tunable SMEM_ROW = 0 {0, 24, 52, 68, 100, 200} tier 3 -- KiB of shared memory per block staging its rows (cp.async; 0: none)
 // @autokernel tunable CLUSTER = 1 {1, 2, 4, 8} tier 3 -- blocks of a cluster sharing each row (sm_90, distributed shared memory)
@@ -302,7 +309,10 @@ static_assert(SPLIT == 0 || SPLIT == 1, "SPLIT: 0 or 1");
 static_assert(MAX2 == 0 || MAX2 == 1, "MAX2: 0 or 1");
 static_assert(MAX2 == 0 || (RING > 0 && FAST_EXP == 2),
               "MAX2 takes each ring stage's max on the packed values: it needs RING > 0 and FAST_EXP = 2");
-static_assert(FUSED_MEAN >= 0 && FUSED_MEAN <= 2, "FUSED_MEAN: 0 (a second launch), 1 (the last block done) or 2 (the grid's last block)");
+static_assert(FUSED_MEAN >= 0 && FUSED_MEAN <= 3,
+              "FUSED_MEAN: 0 (a second launch), 1 (the last block done), 2 (the grid's last block) or 3 (2, the workspace kept zero)");
+constexpr bool kFlagged = FUSED_MEAN >= 2;    // each loss in a flagged 64-bit slot, read by the grid's last block
+constexpr bool kKeepZero = FUSED_MEAN == 3;  // that block zeroes every slot it read: the next launch finds them zero
 static_assert(SPLIT == 0 || (RING > 0 && PERSISTENT > 0 && FUSED_MEAN == 1),
               "SPLIT shares the rows' stages among persistent ring blocks and finishes the split rows in the fused "
               "mean: it needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1");
@@ -321,9 +331,9 @@ static_assert(RING == 0 || CLUSTER == 1 || (PERSISTENT == 0 && SPLIT == 0),
               "RING with CLUSTER splits each row's stages across the blocks of a cluster (one row per cluster): "
               "it needs PERSISTENT = 0 and SPLIT = 0");
 static_assert(TAIL_SPLIT == 0 || TAIL_SPLIT == 2 || TAIL_SPLIT == 4, "TAIL_SPLIT: 0, 2 or 4 parts per split row");
-static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN == 2 && PERSISTENT == 0 && CLUSTER == 1),
+static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN >= 2 && PERSISTENT == 0 && CLUSTER == 1),
               "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it "
-              "needs RING > 0, FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1");
+              "needs RING > 0, FUSED_MEAN = 2 or 3, PERSISTENT = 0 and CLUSTER = 1");
 static_assert(EVICT_PCT == 100 || (RING > 0 && LOAD == 2),
               "EVICT_PCT sets the share of the ring's evict-first lines: it needs RING > 0 and LOAD = 2");
 static_assert(L2_AHEAD == 0 || L2_AHEAD == 4 || L2_AHEAD == 8, "L2_AHEAD: 0, 4 or 8 stages");
@@ -354,10 +364,11 @@ AK_LAUNCH(0) = {
     /* tma_box_rows */ {0, 0, 0},
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
-    /* workspace_bytes_per_row */ FUSED_MEAN == 2 ? 8 : 4,  // one fp32 loss per row (FUSED_MEAN = 2: and its flag)
+    /* workspace_bytes_per_row */ kFlagged ? 8 : 4,  // one fp32 loss per row (FUSED_MEAN = 2, 3: and its flag)
     /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0)
                                            : (TAIL_SPLIT ? kTailMaxRows * kTailSlots * 8 : 0),  // FUSED_MEAN = 1: the
     // blocks-done counter after the losses; SPLIT: then two (max, sum) slots per block; TAIL_SPLIT: the split rows' slots
+    /* workspace_init */ kKeepZero ? AK_WORKSPACE_KEPT_ZERO : AK_WORKSPACE_ZEROED,  // 3: the mean's block zeroes what it read
 };
 
 #if !FUSED_MEAN
@@ -384,9 +395,9 @@ __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long l
 }
 
 // N flagged slots p, p + STRIDE, ...: all loads issued before any is used, then each slot read again (with
-// __nanosleep) until its flag says the value is there.
-template <int N, int STRIDE>
-__device__ __forceinline__ void load_flagged(const unsigned long long* p, float (&v)[N]) {
+// __nanosleep) until its flag says the value is there; with CLEAR each slot is then zeroed (for the next launch).
+template <int N, int STRIDE, bool CLEAR = false>
+__device__ __forceinline__ void load_flagged(unsigned long long* p, float (&v)[N]) {
     unsigned long long w[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) w[k] = load_relaxed(p + k * STRIDE);
@@ -397,23 +408,25 @@ __device__ __forceinline__ void load_flagged(const unsigned long long* p, float 
             w[k] = load_relaxed(p + k * STRIDE);
         }
         v[k] = __uint_as_float(unsigned(w[k]));
+        if constexpr (CLEAR) p[k * STRIDE] = 0ull;
     }
 }
 
-// The loss of `row` into the workspace: a float, or (FUSED_MEAN = 2) a flagged slot.
+// The loss of `row` into the workspace: a float, or (FUSED_MEAN = 2, 3) a flagged slot.
 __device__ __forceinline__ void store_row_loss(const ak_cross_entropy_args& args, long long row, float loss) {
-    if constexpr (FUSED_MEAN == 2)
+    if constexpr (kFlagged)
         store_flagged(static_cast<unsigned long long*>(args.workspace) + row, loss);
     else
         static_cast<float*>(args.workspace)[row] = loss;
 }
 
 // N row losses r, r + STRIDE, ... from the workspace, all loads issued before any is used. Loads bypass L1
-// (with a fused mean the losses were written by other blocks); FUSED_MEAN = 2 waits for each slot's flag.
+// (with a fused mean the losses were written by other blocks); FUSED_MEAN = 2, 3 wait for each slot's flag
+// (3 then zeroes the slot).
 template <int N, int STRIDE>
 __device__ __forceinline__ void load_row_losses(const ak_cross_entropy_args& args, int r, float (&v)[N]) {
-    if constexpr (FUSED_MEAN == 2) {
-        load_flagged<N, STRIDE>(static_cast<const unsigned long long*>(args.workspace) + r, v);
+    if constexpr (kFlagged) {
+        load_flagged<N, STRIDE, kKeepZero>(static_cast<unsigned long long*>(args.workspace) + r, v);
     } else {
 #pragma unroll
         for (int k = 0; k < N; ++k) v[k] = __ldcg(static_cast<const float*>(args.workspace) + r + k * STRIDE);
@@ -462,7 +475,7 @@ __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& arg
     if constexpr (TAIL_SPLIT != 0) {  // each split row from its parts' (max, sum), in part order
         for (int i = threadIdx.x < THREADS ? int(threadIdx.x) : split; i < split; i += THREADS) {
             float v[kTailSlots];
-            load_flagged<kTailSlots, 1>(tail_slots(args, i), v);
+            load_flagged<kTailSlots, 1, kKeepZero>(tail_slots(args, i), v);
             float m = v[0];
 #pragma unroll
             for (int q = 1; q < TAIL_SPLIT; ++q) m = fmaxf(m, v[2 * q]);
@@ -1099,7 +1112,7 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
         block_rows(args, scratch, xch);
 #endif
 
-    if constexpr (FUSED_MEAN == 2) {
+    if constexpr (kFlagged) {
         if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) {  // every other block just exits
             __syncthreads();  // scratch is free again
             write_mean_loss<BLOCK_THREADS>(args, scratch);

@@ -1,6 +1,7 @@
 #include "engine/evaluator/harness.h"
 
 #include "engine/evaluator/cuda_check.h"
+#include "engine/evaluator/kept_zero_workspace.h"
 #include "engine/evaluator/output_check.h"
 #include "gpu/cuda_driver.h"
 
@@ -61,6 +62,7 @@ CheckRecord Harness::run_case(const CheckCase& c, const CandidateModule& module)
     t.output = out.payload;
     std::optional<GuardedBuffer> workspace;
     std::int64_t reserved_bytes = 0;
+    at::Tensor kept_zero;  // the declared workspace, when the stages keep it zero themselves
     PreparedLaunch launch;
     try {
         const WorkspaceLayout layout = module.workspace_layout(p);
@@ -68,6 +70,7 @@ CheckRecord Harness::run_case(const CheckCase& c, const CandidateModule& module)
             workspace = make_guarded({layout.total()}, at::kByte, "the workspace");
             t.workspace = workspace->payload;
             reserved_bytes = layout.reserved;
+            if (layout.kept_zero) kept_zero = declared_workspace(workspace->payload, layout);
         }
         launch = module.prepare(p, t);
     } catch (const LaunchError& e) {
@@ -87,6 +90,7 @@ CheckRecord Harness::run_case(const CheckCase& c, const CandidateModule& module)
             // The reserved block is fully written by the stages that use it (kernels/README.md): stale
             // contents must never be what a candidate reads.
             fill_pattern(workspace->payload, reserved_bytes, poison_.next(ws_format));
+            if (kept_zero.defined()) kept_zero.zero_();  // what the launcher would have done in the launch
         }
         try {
             module.enqueue(launch, stream_);
@@ -97,6 +101,7 @@ CheckRecord Harness::run_case(const CheckCase& c, const CandidateModule& module)
         if (auto guard = check_guards(out)) return fail(*guard + run_note);
         if (workspace)
             if (auto guard = check_guards(*workspace)) return fail(*guard + run_note);
+        if (auto left = workspace_not_left_zero(kept_zero)) return fail(*left + run_note);
         if (auto changed = changed_input(pristine, inputs, adapter_.input_names())) return fail(*changed + run_note);
         if (run == 0) {
             const Comparison cmp = compare_with_reference(out.payload, ref, tol, &pattern);

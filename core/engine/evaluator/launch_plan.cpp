@@ -58,6 +58,9 @@ std::vector<std::string> stage_problems(const ak_stage& s, int index, const Devi
     std::vector<std::string> out;
     check_non_negative(out, index, "workspace_bytes_per_row", s.workspace_bytes_per_row);
     check_non_negative(out, index, "workspace_bytes", s.workspace_bytes);
+    if (s.workspace_init != AK_WORKSPACE_ZEROED && s.workspace_init != AK_WORKSPACE_KEPT_ZERO)
+        out.push_back(field(index, "workspace_init") + " = " + std::to_string(s.workspace_init) +
+                      " is not AK_WORKSPACE_ZEROED (0) or AK_WORKSPACE_KEPT_ZERO (1)");
 
     if (s.kind == AK_STAGE_NONE) return out;
     if (s.kind == AK_STAGE_LIBRARY) {
@@ -309,6 +312,16 @@ std::int64_t workspace_bytes(const std::vector<ak_stage>& stages, std::int64_t r
         best = std::max(best, per_row * rows + s.workspace_bytes);
     }
     return best;
+}
+
+bool workspace_kept_zero(const std::vector<ak_stage>& stages) {
+    bool any = false;
+    for (const auto& s : stages) {
+        if (s.kind == AK_STAGE_NONE || (s.workspace_bytes_per_row == 0 && s.workspace_bytes == 0)) continue;
+        if (s.workspace_init != AK_WORKSPACE_KEPT_ZERO) return false;
+        any = true;
+    }
+    return any;
 }
 
 std::string describe_stage(const ak_stage& s, int index) {

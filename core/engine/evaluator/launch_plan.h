@@ -99,6 +99,11 @@ LaunchDims launch_dims(const ak_stage& stage, int index, const GridInputs& sizes
 // over the stages. Throws LaunchError when it overflows 64 bits.
 std::int64_t workspace_bytes(const std::vector<ak_stage>& stages, std::int64_t rows);
 
+// Whether the stages keep their workspace zero themselves (AK_WORKSPACE_KEPT_ZERO): true only if some stage
+// declares workspace and every stage that does says so. Then the launcher does not zero it in the launch;
+// the harness zeroes it outside the timed window and checks that each checked run left it zero.
+bool workspace_kept_zero(const std::vector<ak_stage>& stages);
+
 // One line describing a stage: "kernel ak_kernel0: block 256x1x1, grid rows (1 row/block), 0 B smem".
 std::string describe_stage(const ak_stage& stage, int index);
 

@@ -96,7 +96,7 @@ ArgsLayout args_layout(KernelType t) {
     throw Error(ErrorKind::Internal, "args_layout: unknown kernel type");
 }
 
-static_assert(sizeof(ak_stage) == 25 * sizeof(int), "ak_stage layout changed: update the launcher");
+static_assert(sizeof(ak_stage) == 26 * sizeof(int), "ak_stage layout changed: update the launcher");
 static_assert(offsetof(ak_matmul_args, tma) == 0 && offsetof(ak_flash_attention_args, tma) == 0 &&
                   offsetof(ak_fused_mlp_args, tma) == 0,
               "the launcher expects the tensor maps at offset 0");
@@ -280,6 +280,7 @@ WorkspaceLayout CandidateModule::workspace_layout(const Problem& p) const {
     w.reserved = reserved_workspace_bytes(adapter_.type(), p);
     w.declared_offset = (w.reserved + 255) / 256 * 256;
     w.declared = eval::workspace_bytes(stages_, adapter_.rows(p));
+    w.kept_zero = w.declared > 0 && workspace_kept_zero(stages_);
     return w;
 }
 
@@ -303,7 +304,7 @@ PreparedLaunch CandidateModule::prepare(const Problem& p, const CaseTensors& t) 
                                                  std::to_string(t.workspace.defined() ? t.workspace.nbytes() : 0) +
                                                  " bytes is smaller than the " + std::to_string(ws.total()) +
                                                  " bytes the type and the stages need");
-        if (ws.declared > 0) {
+        if (ws.declared > 0 && !ws.kept_zero) {
             launch.zero_start = reinterpret_cast<CUdeviceptr>(t.workspace.data_ptr()) + CUdeviceptr(ws.declared_offset);
             launch.zero_bytes = std::size_t(ws.declared);
         }

@@ -38,11 +38,13 @@ std::int64_t reserved_workspace_bytes(KernelType type, const Problem& p);
 
 // Where things lie in a case's workspace: the reserved block first, then the stages' declared
 // workspace at declared_offset = round_up(reserved, 256). Only the declared part is zeroed before each
-// launch (the reserved block is fully written by the stages that use it).
+// launch (the reserved block is fully written by the stages that use it); with kept_zero
+// (AK_WORKSPACE_KEPT_ZERO) not in the launch: the harness zeroes it outside the timed window and checks it.
 struct WorkspaceLayout {
     std::int64_t reserved = 0;
     std::int64_t declared_offset = 0;
     std::int64_t declared = 0;
+    bool kept_zero = false;
     std::int64_t total() const { return declared > 0 ? declared_offset + declared : reserved; }
 };
 
@@ -72,7 +74,7 @@ struct PreparedLaunch {
     Problem problem;
     CaseTensors tensors;  // kept alive (and needed by library stages)
     CUdeviceptr zero_start = 0;      // the declared part of the workspace, zeroed before every launch
-    std::size_t zero_bytes = 0;
+    std::size_t zero_bytes = 0;      // (0 when the stages keep it zero themselves)
 };
 
 class CandidateModule {
@@ -98,7 +100,8 @@ public:
     // Fills the argument structs, sizes the grids and encodes TMA maps for case `t`. Throws LaunchError
     // (grid too large, TMA operand unusable, adapter refusing a library op) naming the stage.
     PreparedLaunch prepare(const Problem& p, const CaseTensors& t) const;
-    // Enqueues the prepared stage sequence on `stream`: zeroes the workspace, then every stage in order.
+    // Enqueues the prepared stage sequence on `stream`: zeroes the workspace (unless the stages keep it
+    // zero), then every stage in order.
     // No synchronisation. Throws LaunchError for a launch the driver refuses (e.g. too many resources),
     // StickyCudaError when the context is already broken.
     void enqueue(const PreparedLaunch& launch, CUstream stream) const;

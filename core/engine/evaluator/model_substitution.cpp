@@ -446,7 +446,8 @@ struct ModelSubstitution::Impl {
         t.inputs = std::move(inputs);
         t.output = output;
         const int64_t ws = module.workspace_bytes(p);
-        if (ws > 0) t.workspace = at::empty({ws}, output.options().dtype(at::kByte));
+        // zeros: stages that keep their workspace zero themselves (AK_WORKSPACE_KEPT_ZERO) get no zeroing per launch
+        if (ws > 0) t.workspace = at::zeros({ws}, output.options().dtype(at::kByte));
         (void)k;
         module.launch(p, t, torch_stream());
         return output;

@@ -4,6 +4,7 @@
 #include "engine/evaluator/check_plan.h"
 #include "engine/evaluator/cuda_check.h"
 #include "engine/evaluator/harness.h"
+#include "engine/evaluator/kept_zero_workspace.h"
 #include "engine/evaluator/output_check.h"
 #include "engine/evaluator/performance.h"
 #include "engine/evaluator/plausibility.h"
@@ -33,6 +34,8 @@ struct Buffers {
     GuardedBuffer output;
     std::optional<GuardedBuffer> workspace;
     std::int64_t reserved_bytes = 0;      // fused_mlp's gate/up + hidden block at the start of the workspace
+    at::Tensor kept_zero;                 // the declared workspace, when the stages keep it zero themselves
+    at::Tensor left_nonzero;              // (then) how many runs left it not all zero, counted on the device
     PreparedLaunch launch;
     int loaded = -1;                      // which pristine contents the inputs hold,
     std::vector<std::int64_t> offsets;    // shifted by these bytes per storage
@@ -75,6 +78,10 @@ Buffers make_buffers(const KernelAdapter& adapter, const Problem& p, const Alias
         b.workspace = make_guarded({layout.total()}, at::kByte, "the workspace");
         t.workspace = b.workspace->payload;
         b.reserved_bytes = layout.reserved;
+        if (layout.kept_zero) {
+            b.kept_zero = declared_workspace(b.workspace->payload, layout);
+            b.left_nonzero = at::zeros({}, at::TensorOptions().dtype(at::kLong).device(at::kCUDA));
+        }
     }
     b.launch = module.prepare(p, t);
     return b;
@@ -162,10 +169,12 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
         b.poison = poison.next(out_format);
         fill_pattern(b.output.payload, b.output.payload_bytes, b.poison);
         if (b.workspace && b.reserved_bytes > 0) fill_pattern(b.workspace->payload, b.reserved_bytes, poison.next(ws_format));
+        if (b.kept_zero.defined()) b.kept_zero.zero_();  // outside the timed window: no state carries between runs
     };
     hooks.after = [&](int impl, int iteration, TimingPhase) {
         if (is_baseline(impl)) return;
-        const Buffers& b = sets_of(impl)[std::size_t(iteration) % kWorkingSets];
+        Buffers& b = sets_of(impl)[std::size_t(iteration) % kWorkingSets];
+        if (b.kept_zero.defined()) b.left_nonzero.add_(b.kept_zero.ne(0).any());  // every run, on the device
         std::vector<Sample>& samples = impl == kReference ? ref_samples : cand_samples;
         const int n = impl == kReference ? ++ref_runs : ++cand_runs;
         if (const auto slot = reservoir_slot(samples.size(), n, rng)) {
@@ -228,6 +237,13 @@ VerifiedTiming time_shape_verified(GpuSession& gpu, const KernelAdapter& adapter
             if (auto guard = check_guards(b.output)) return prefix + *guard + " during the timed runs of " + who;
             if (b.workspace)
                 if (auto guard = check_guards(*b.workspace)) return prefix + *guard + " during the timed runs of " + who;
+            if (b.kept_zero.defined())
+                if (const std::int64_t n = b.left_nonzero.item<std::int64_t>(); n > 0) {
+                    const auto last = workspace_not_left_zero(b.kept_zero);
+                    return prefix + std::to_string(n) + " timed runs of " + who + " on input set " + std::to_string(w + 1) +
+                           " left the workspace not all zero, though the stages declare AK_WORKSPACE_KEPT_ZERO" +
+                           (last ? " (the last run: " + *last + ")" : std::string());
+                }
             InputSnapshot loaded;
             loaded.copies = contents[std::size_t(b.loaded)].shifted(b.offsets).tensors();
             if (auto changed = changed_input(loaded, b.inputs.tensors(), adapter.input_names()))

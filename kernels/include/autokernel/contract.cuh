@@ -42,6 +42,11 @@
 #define AK_SWIZZLE_64B 2
 #define AK_SWIZZLE_128B 3
 
+// ak_stage::workspace_init: how the declared workspace starts each launch.
+#define AK_WORKSPACE_ZEROED 0     // the launcher zeroes it before every launch, inside the timed launch
+#define AK_WORKSPACE_KEPT_ZERO 1  // the kernel leaves it all zero when the launch ends; the harness zeroes it
+                                  // outside the timed window and checks after every checked run that it is zero
+
 // One stage's launch description. Zero means "default" for every field: block 1 in y/z, no cluster,
 // no dynamic shared memory, no TMA map.
 struct ak_stage {
@@ -59,10 +64,13 @@ struct ak_stage {
     int tma_box_rows[3];
     int tma_box_cols[3];
     int tma_swizzle;          // AK_SWIZZLE_*
-    // Scratch memory the stage needs, zero-initialised before the first stage of every launch:
-    // workspace_bytes_per_row * rows + workspace_bytes. The largest request of all stages is allocated.
+    // Scratch memory the stage needs, zero at the start of every launch: workspace_bytes_per_row * rows +
+    // workspace_bytes. The largest request of all stages is allocated.
     int workspace_bytes_per_row;
     int workspace_bytes;
+    // AK_WORKSPACE_ZEROED (0, the default) or AK_WORKSPACE_KEPT_ZERO; the sequence keeps its workspace zero
+    // only if every stage that declares workspace says AK_WORKSPACE_KEPT_ZERO.
+    int workspace_init;
 };
 
 // 128-byte, 64-byte aligned opaque tensor map, layout-compatible with CUtensorMap.

@@ -261,6 +261,28 @@ TEST(LaunchPlan, WorkspaceIsTheLargestRequestOfAllStages) {
                          "ak_launch0.workspace_bytes = -1"));
 }
 
+TEST(LaunchPlan, TheWorkspaceIsKeptZeroOnlyWhenEveryStageThatDeclaresOneSaysSo) {
+    std::vector<ak_stage> stages{rows_stage(128), rows_stage(64)};
+    EXPECT_FALSE(workspace_kept_zero(stages));  // no workspace at all
+    stages[0].workspace_bytes_per_row = 8;
+    EXPECT_FALSE(workspace_kept_zero(stages));  // the default: zeroed in every launch
+    stages[0].workspace_init = AK_WORKSPACE_KEPT_ZERO;
+    EXPECT_TRUE(workspace_kept_zero(stages));   // the second stage declares none: it does not count
+    stages[1].workspace_bytes = 4;
+    EXPECT_FALSE(workspace_kept_zero(stages));  // it declares some and does not keep it zero
+    stages[1].workspace_init = AK_WORKSPACE_KEPT_ZERO;
+    EXPECT_TRUE(workspace_kept_zero(stages));
+    stages.push_back(zero_stage());  // an unused slot never counts
+    stages.back().workspace_bytes = 64;
+    EXPECT_TRUE(workspace_kept_zero(stages));
+    ak_stage bad = rows_stage(64);
+    bad.workspace_init = 2;
+    EXPECT_TRUE(mentions(stage_problems(bad, 0, hopper(), nullptr, 2, 0),
+                         "ak_launch0.workspace_init = 2 is not AK_WORKSPACE_ZEROED (0) or AK_WORKSPACE_KEPT_ZERO (1)"));
+    bad.workspace_init = AK_WORKSPACE_KEPT_ZERO;
+    EXPECT_TRUE(stage_problems(bad, 0, hopper(), nullptr, 2, 0).empty());
+}
+
 TEST(LaunchPlan, DescribeStageSaysWhatRuns) {
     ak_stage s = rows_stage(256, 2);
     s.dynamic_smem_bytes = 1024;

@@ -461,6 +461,12 @@ TEST(HarnessTrust, AStorePastTheWorkspaceHitsItsGuard) {
     expect_fail(evaluate_fault("workspace_overrun"), CheckStage::Smoke, "guard region after the workspace");
 }
 
+TEST(HarnessTrust, AWorkspaceDeclaredKeptZeroThatALaunchLeavesDirtyFails) {
+    SKIP_WITHOUT_GPU();
+    expect_fail(evaluate_fault("kept_zero_left_dirty"), CheckStage::Smoke,
+                "declare AK_WORKSPACE_KEPT_ZERO (they leave their workspace zero) but the launch left");
+}
+
 TEST(HarnessTrust, AReferenceCandidateIsCheckedBeforeItIsTimed) {
     SKIP_WITHOUT_GPU();
     EvaluationRequest req = request_for(starter_path(KernelType::RmsNorm));

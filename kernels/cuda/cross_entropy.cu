@@ -159,7 +159,7 @@
 // @autokernel tunable EVICT_PCT = 100 {50, 75, 90, 100} tier 3 -- RING + LOAD = 2: the share of the bulk copies' lines marked evict-first in L2 (createpolicy.fractional; the rest keep the normal priority)
 // @autokernel tunable L2_AHEAD = 0 {0, 4, 8} tier 2 -- RING: stages of the row asked of L2 (bulk prefetch) ahead of the ring's copies
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
-// @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=2 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence): H200 figures in bench/2026-12-04-h200-compute.md
+// @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=3 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence), the workspace left zero by that block (no zeroing memset in the launch): H200 figures in bench/2026-12-04-h200-compute.md
 // @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 87.7-89.0 % of a copy at 4096x50257 and 95.1-97.3 % at 8192x50257 fp16 in two runs, H200 (bench/2026-12-04-h200-compute.md)
 // @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>

@@ -60,8 +60,9 @@
 //                 always folds in one pass (running max and sum; ONLINE does not matter). Measured on the
 //                 H200 (2026-12-03/04): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers and
 //                 plain bulk copies (LOAD = 0; the evict-first hint of LOAD = 2 costs 3 points) is the fastest
-//                 cross_entropy (with FUSED_MEAN = 2, the preset `ring`: 95.6-95.8 % of copy at 8192x50257,
-//                 89.0-89.4 % at 4096x50257); persistent rings, SPLIT, deeper or wider rings were slower. Tier 1, so the search agent
+//                 cross_entropy (with FUSED_MEAN = 3, the preset `ring`: 96.5-97.5 % of copy at 8192x50257,
+//                 90.2-90.9 % at 4096x50257); persistent rings, SPLIT, TAIL_SPLIT, L2_AHEAD, deeper or wider
+//                 rings were slower. Tier 1, so the search agent
 //                 tries it from the starter. With CLUSTER > 1 (one row per cluster, PERSISTENT = 0) each block of
 //                 the cluster streams a contiguous share of the row's stages through its own ring; rank 0 also
 //                 folds the head and tail and reads the target's logit, and the blocks' (max, sum) are combined
@@ -83,12 +84,14 @@
 //                 time and fewer SMs idle at the grid's end. A part's (max, sum), and the first part's target
 //                 logit, go to flagged 64-bit slots after the row losses; the grid's last block, as it sums
 //                 the mean, combines each split row's parts in part order (deterministic), all of a thread's
-//                 slots read at once.
+//                 slots read at once. Measured on the H200 (2026-12-04): 1.6-3.2 us slower than whole rows at
+//                 4096 and 8192 x 50257, with halves and with quarters: the grid's tail was not the limit.
 //   EVICT_PCT = n (RING, LOAD = 2) only n % of the bulk copies' L2 lines are marked evict-first
-//                 (createpolicy.fractional), the others keep their normal priority.
+//                 (createpolicy.fractional), the others keep their normal priority. Every share measured slower
+//                 than LOAD = 0 (H200, 2026-12-04; 50 %: 0.8 % slower at 4096 rows).
 //   L2_AHEAD = n  (RING) the producer asks L2 for the n stages after the ring's (cp.async.bulk.prefetch.L2) as
 //                 it issues each bulk copy, so each block has RING + n stages of its row on the way from HBM
-//                 for the cost of L2 lines, not shared memory.
+//                 for the cost of L2 lines, not shared memory. Measured 10-12 % slower (H200, 2026-12-04).
 //   MAX2 = 1      (RING, FAST_EXP = 2; fp16 / bf16 rows) each stage's max on the packed values: max.f16x2 /
 //                 max.bf16x2 take two lanes per instruction (7 + 3 instructions for a thread's 16 values of an
 //                 8 KiB stage instead of 15 FMNMX); fp32 rows are unchanged.
@@ -130,7 +133,9 @@
 //                 (the harness zeroes the workspace outside the timed window and checks that every checked run
 //                 left it zero). The zeroing's cost moves into the kernel: one 8-byte store per row by the last
 //                 block, instead of a second kernel on the stream (a memset of rows x 8 bytes adds 1.4-2.0 us in
-//                 front of a read of the logits on the H200, bench/2026-12-04-h200-compute.md).
+//                 front of a read of the logits on the H200, bench/2026-12-04-h200-compute.md). Measured with
+//                 the ring (2026-12-04): 112.7-113.1 us at 4096x50257 (90.2-90.9 % of copy) against 114.8-115.1
+//                 for FUSED_MEAN = 2, the fixed cost 2.1 us lower at every row count.
 //
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
@@ -160,7 +165,7 @@
 // @autokernel tunable L2_AHEAD = 0 {0, 4, 8} tier 2 -- RING: stages of the row asked of L2 (bulk prefetch) ahead of the ring's copies
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 // @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=3 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence), the workspace left zero by that block (no zeroing memset in the launch): H200 figures in bench/2026-12-04-h200-compute.md
-// @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 87.7-89.0 % of a copy at 4096x50257 and 95.1-97.3 % at 8192x50257 fp16 in two runs, H200 (bench/2026-12-04-h200-compute.md)
+// @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 87.0-89.0 % of a copy at 4096x50257 and 95.1-97.3 % at 8192x50257 fp16 in two runs, H200 (bench/2026-12-04-h200-compute.md)
 // @autokernel preset long_rows sm_90 BLOCK_THREADS=512 VEC=8 UNROLL=4 ONLINE=1 FAST_EXP=1 FUSED_MEAN=1 LOAD=2 -- 77.8-83.2 % of a copy at 4096x50257 and 8192x50257 fp16, 2.3x at::cross_entropy_loss, H200 (bench/2026-12-02-h200-compute.md)
 #include <autokernel/contract.cuh>
 #include <autokernel/helpers.cuh>

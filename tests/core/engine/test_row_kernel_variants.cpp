@@ -151,7 +151,7 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
          "needs RING > 0, PERSISTENT > 0 and FUSED_MEAN = 1"},
         {"cross_entropy", {{"TAIL_SPLIT", "2"}, {"RING", "4"}, {"FUSED_MEAN", "1"}}, "sm_90a",
          "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it needs "
-         "RING > 0, FUSED_MEAN = 2, PERSISTENT = 0 and CLUSTER = 1"},
+         "RING > 0, FUSED_MEAN = 2 or 3, PERSISTENT = 0 and CLUSTER = 1"},
         {"cross_entropy", {{"TAIL_SPLIT", "4"}, {"RING", "4"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}}, "sm_90a",
          "TAIL_SPLIT splits the ring's last rows"},
         {"cross_entropy", {{"EVICT_PCT", "90"}, {"RING", "4"}}, "sm_90a",

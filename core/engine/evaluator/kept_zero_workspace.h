@@ -1,7 +1,7 @@
 #pragma once
 // A workspace the stages keep zero themselves (AK_WORKSPACE_KEPT_ZERO, kernels/README.md): the launcher does
 // not zero it inside the timed launch, so the harness does, outside the timed window, before every run (no
-// state can carry from one launch to the next), and after every checked run it looks that the launch left
+// state can carry from one launch to the next), and after every checked run it checks that the launch left
 // every declared byte zero again, as the declaration promised.
 #include "engine/evaluator/launcher.h"
 

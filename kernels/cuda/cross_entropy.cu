@@ -127,6 +127,10 @@
 //                 block were the ring's largest per-block cost (FUSED_MEAN = 0, a second launch without them,
 //                 beat FUSED_MEAN = 1). The wait needs the other blocks to make progress while the last one is
 //                 resident, which any two resident blocks guarantee. Not with SPLIT (its slots carry no flags).
+//   MEAN_FIRST = 1 (FUSED_MEAN = 2, 3) the grid's first block does the mean instead of the last: it folds its
+//                 own row, then waits on the slots while the rest of the grid runs, so its last loads and the
+//                 block reduction follow the last row's store at once rather than the last block's own row.
+//                 It holds one of the grid's slots meanwhile; the other blocks are dispatched in the others.
 //   FUSED_MEAN = 3 as 2, and the grid's last block zeroes every slot once it has read it, so the launch ends
 //                 with its workspace all zero again: the stage declares AK_WORKSPACE_KEPT_ZERO, and the launcher
 //                 leaves out the zeroing memset that otherwise runs in front of the kernel inside the timed launch
@@ -161,6 +165,7 @@
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
 // @autokernel tunable TAIL_SPLIT = 0 {0, 2, 4} tier 2 -- RING + FUSED_MEAN = 2, one block per row: the grid's last blocks take a half (2) or a quarter (4) of one of the last rows each, the first ones two rows, so the last wave ends sooner
+// @autokernel tunable MEAN_FIRST = 0 {0, 1} tier 3 -- FUSED_MEAN = 2, 3: the mean by the grid's first block, waiting on the rows' flags as they finish, instead of the last one after its own row
 // @autokernel tunable EVICT_PCT = 100 {50, 75, 90, 100} tier 3 -- RING + LOAD = 2: the share of the bulk copies' lines marked evict-first in L2 (createpolicy.fractional; the rest keep the normal priority)
 // @autokernel tunable L2_AHEAD = 0 {0, 4, 8} tier 2 -- RING: stages of the row asked of L2 (bulk prefetch) ahead of the ring's copies
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
@@ -244,6 +249,9 @@
 #endif
 #ifndef TAIL_SPLIT
 #define TAIL_SPLIT 0
+#endif
+#ifndef MEAN_FIRST
+#define MEAN_FIRST 0
 #endif
 #ifndef EVICT_PCT
 #define EVICT_PCT 100
@@ -339,6 +347,8 @@ static_assert(TAIL_SPLIT == 0 || TAIL_SPLIT == 2 || TAIL_SPLIT == 4, "TAIL_SPLIT
 static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN >= 2 && PERSISTENT == 0 && CLUSTER == 1),
               "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it "
               "needs RING > 0, FUSED_MEAN = 2 or 3, PERSISTENT = 0 and CLUSTER = 1");
+static_assert(MEAN_FIRST == 0 || FUSED_MEAN >= 2,
+              "MEAN_FIRST moves the flagged-loss mean to the grid's first block: it needs FUSED_MEAN = 2 or 3");
 static_assert(EVICT_PCT == 100 || (RING > 0 && LOAD == 2),
               "EVICT_PCT sets the share of the ring's evict-first lines: it needs RING > 0 and LOAD = 2");
 static_assert(L2_AHEAD == 0 || L2_AHEAD == 4 || L2_AHEAD == 8, "L2_AHEAD: 0, 4 or 8 stages");
@@ -1118,7 +1128,10 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
 #endif
 
     if constexpr (kFlagged) {
-        if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) {  // every other block just exits
+        // MEAN_FIRST: the grid's first block, which then waits for the rows as they finish; else the last one
+        const bool mean_block = MEAN_FIRST ? blockIdx.x == 0 && blockIdx.y == 0
+                                           : blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1;
+        if (mean_block) {  // every other block just exits
             __syncthreads();  // scratch is free again
             write_mean_loss<BLOCK_THREADS>(args, scratch);
         }

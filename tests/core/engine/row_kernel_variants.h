@@ -36,7 +36,7 @@ struct RowKernelVariant {
 // quarters (TAIL_SPLIT: at the edge sizes too, where a row has fewer stages than parts), and with stages asked of
 // L2 ahead of its copies (L2_AHEAD), a share of its lines evict-first (EVICT_PCT); the flagged-loss mean
 // that leaves the workspace zero (FUSED_MEAN = 3: AK_WORKSPACE_KEPT_ZERO) on the ring, the split ring, streamed rows and
-// clusters.
+// clusters; the mean by the grid's first block (MEAN_FIRST) on the ring and a streamed cluster.
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -109,6 +109,8 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"FUSED_MEAN", "3"}, {"TAIL_SPLIT", "2"}, {"RING", "2"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "64"}}},
         {"cross_entropy", {{"FUSED_MEAN", "3"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "3"}, {"CLUSTER", "2"}, {"VEC", "4"}}},
+        {"cross_entropy", {{"MEAN_FIRST", "1"}, {"FUSED_MEAN", "3"}, {"RING", "4"}, {"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
+        {"cross_entropy", {{"MEAN_FIRST", "1"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}, {"VEC", "4"}}},
         {"cross_entropy", {{"EVICT_PCT", "75"}, {"LOAD", "2"}, {"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"FAST_EXP", "2"}}},
         {"cross_entropy", {{"L2_AHEAD", "8"}, {"TAIL_SPLIT", "4"}, {"FUSED_MEAN", "2"}, {"RING", "3"}, {"RING_KB", "4"},
                            {"BLOCK_THREADS", "128"}}},

@@ -154,6 +154,8 @@ TEST_F(RowKernelVariants, InvalidCombinationsAreNamedCompileErrors) {
          "RING > 0, FUSED_MEAN = 2 or 3, PERSISTENT = 0 and CLUSTER = 1"},
         {"cross_entropy", {{"TAIL_SPLIT", "4"}, {"RING", "4"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}}, "sm_90a",
          "TAIL_SPLIT splits the ring's last rows"},
+        {"cross_entropy", {{"MEAN_FIRST", "1"}, {"FUSED_MEAN", "1"}}, "sm_90a",
+         "MEAN_FIRST moves the flagged-loss mean to the grid's first block: it needs FUSED_MEAN = 2 or 3"},
         {"cross_entropy", {{"EVICT_PCT", "90"}, {"RING", "4"}}, "sm_90a",
          "EVICT_PCT sets the share of the ring's evict-first lines: it needs RING > 0 and LOAD = 2"},
         {"cross_entropy", {{"L2_AHEAD", "4"}, {"ONLINE", "1"}}, "sm_90a",

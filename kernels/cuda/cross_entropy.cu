@@ -61,7 +61,7 @@
 //                 H200 (2026-12-03/04): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers and
 //                 plain bulk copies (LOAD = 0; the evict-first hint of LOAD = 2 costs 3 points) is the fastest
 //                 cross_entropy (with FUSED_MEAN = 3, the preset `ring`: 96.5-97.5 % of copy at 8192x50257,
-//                 90.2-90.9 % at 4096x50257); persistent rings, SPLIT, TAIL_SPLIT, L2_AHEAD, deeper or wider
+//                 90.0-90.9 % at 4096x50257); persistent rings, SPLIT, TAIL_SPLIT, L2_AHEAD, deeper or wider
 //                 rings were slower. Tier 1, so the search agent
 //                 tries it from the starter. With CLUSTER > 1 (one row per cluster, PERSISTENT = 0) each block of
 //                 the cluster streams a contiguous share of the row's stages through its own ring; rank 0 also
@@ -131,6 +131,7 @@
 //                 own row, then waits on the slots while the rest of the grid runs, so its last loads and the
 //                 block reduction follow the last row's store at once rather than the last block's own row.
 //                 It holds one of the grid's slots meanwhile; the other blocks are dispatched in the others.
+//                 Measured 0.2-0.5 us slower than the last block (H200, 2026-12-04).
 //   FUSED_MEAN = 3 as 2, and the grid's last block zeroes every slot once it has read it, so the launch ends
 //                 with its workspace all zero again: the stage declares AK_WORKSPACE_KEPT_ZERO, and the launcher
 //                 leaves out the zeroing memset that otherwise runs in front of the kernel inside the timed launch
@@ -138,7 +139,7 @@
 //                 left it zero). The zeroing's cost moves into the kernel: one 8-byte store per row by the last
 //                 block, instead of a second kernel on the stream (a memset of rows x 8 bytes adds 1.4-2.0 us in
 //                 front of a read of the logits on the H200, bench/2026-12-04-h200-compute.md). Measured with
-//                 the ring (2026-12-04): 112.7-113.1 us at 4096x50257 (90.2-90.9 % of copy) against 114.8-115.1
+//                 the ring (2026-12-04): 112.7-113.1 us at 4096x50257 (90.0-90.9 % of copy) against 114.8-115.1
 //                 for FUSED_MEAN = 2, the fixed cost 2.1 us lower at every row count.
 //
 // @autokernel type cross_entropy

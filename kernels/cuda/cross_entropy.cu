@@ -61,8 +61,10 @@
 //                 H200 (2026-12-03/04): one block per row (no PERSISTENT), 4 stages of 8 KiB, 256 consumers and
 //                 plain bulk copies (LOAD = 0; the evict-first hint of LOAD = 2 costs 3 points) is the fastest
 //                 cross_entropy (with FUSED_MEAN = 3, the preset `ring`: 96.5-97.5 % of copy at 8192x50257,
-//                 90.0-90.9 % at 4096x50257); persistent rings, SPLIT, TAIL_SPLIT, L2_AHEAD, deeper or wider
-//                 rings were slower. Tier 1, so the search agent
+//                 90.0-90.9 % at 4096x50257); persistent rings, SPLIT, deeper or wider rings, the grid's last
+//                 rows split into halves or quarters, stages prefetched into L2 ahead of the ring and a share
+//                 of the lines evict-first were slower (bench/2026-12-04-h200-compute.md, calls 8-9; those
+//                 variants were taken out again). Tier 1, so the search agent
 //                 tries it from the starter. With CLUSTER > 1 (one row per cluster, PERSISTENT = 0) each block of
 //                 the cluster streams a contiguous share of the row's stages through its own ring; rank 0 also
 //                 folds the head and tail and reads the target's logit, and the blocks' (max, sum) are combined
@@ -76,22 +78,6 @@
 //                 workspace; the last block (the fused mean) combines each split row's slots in block order
 //                 (deterministic) before it averages. Without it, 8192 rows on 264 blocks leave 8 blocks a
 //                 32nd row while the others idle, and 4096 rows on 264 half of them a 16th.
-//   TAIL_SPLIT = P (RING, FUSED_MEAN = 2, one block per row, no cluster; P = 2 or 4) the grid keeps one block
-//                 per row, but its last P x T blocks each stream a contiguous P-th of the stages of one of the
-//                 last T rows, and its first (P - 1) x T blocks take two whole rows each (T = min(rows / (2P - 1),
-//                 4 x the SMs / P, 512): the parts fill about one wave of 4 blocks per SM). The hardware
-//                 dispatches blocks in index order, so the last blocks to start finish in a P-th of a row's
-//                 time and fewer SMs idle at the grid's end. A part's (max, sum), and the first part's target
-//                 logit, go to flagged 64-bit slots after the row losses; the grid's last block, as it sums
-//                 the mean, combines each split row's parts in part order (deterministic), all of a thread's
-//                 slots read at once. Measured on the H200 (2026-12-04): 1.6-3.2 us slower than whole rows at
-//                 4096 and 8192 x 50257, with halves and with quarters: the grid's tail was not the limit.
-//   EVICT_PCT = n (RING, LOAD = 2) only n % of the bulk copies' L2 lines are marked evict-first
-//                 (createpolicy.fractional), the others keep their normal priority. Every share measured slower
-//                 than LOAD = 0 (H200, 2026-12-04; 50 %: 0.8 % slower at 4096 rows).
-//   L2_AHEAD = n  (RING) the producer asks L2 for the n stages after the ring's (cp.async.bulk.prefetch.L2) as
-//                 it issues each bulk copy, so each block has RING + n stages of its row on the way from HBM
-//                 for the cost of L2 lines, not shared memory. Measured 10-12 % slower (H200, 2026-12-04).
 //   MAX2 = 1      (RING, FAST_EXP = 2; fp16 / bf16 rows) each stage's max on the packed values: max.f16x2 /
 //                 max.bf16x2 take two lanes per instruction (7 + 3 instructions for a thread's 16 values of an
 //                 8 KiB stage instead of 15 FMNMX); fp32 rows are unchanged.
@@ -127,11 +113,6 @@
 //                 block were the ring's largest per-block cost (FUSED_MEAN = 0, a second launch without them,
 //                 beat FUSED_MEAN = 1). The wait needs the other blocks to make progress while the last one is
 //                 resident, which any two resident blocks guarantee. Not with SPLIT (its slots carry no flags).
-//   MEAN_FIRST = 1 (FUSED_MEAN = 2, 3) the grid's first block does the mean instead of the last: it folds its
-//                 own row, then waits on the slots while the rest of the grid runs, so its last loads and the
-//                 block reduction follow the last row's store at once rather than the last block's own row.
-//                 It holds one of the grid's slots meanwhile; the other blocks are dispatched in the others.
-//                 Measured 0.2-0.5 us slower than the last block (H200, 2026-12-04).
 //   FUSED_MEAN = 3 as 2, and the grid's last block zeroes every slot once it has read it, so the launch ends
 //                 with its workspace all zero again: the stage declares AK_WORKSPACE_KEPT_ZERO, and the launcher
 //                 leaves out the zeroing memset that otherwise runs in front of the kernel inside the timed launch
@@ -140,7 +121,8 @@
 //                 block, instead of a second kernel on the stream (a memset of rows x 8 bytes adds 1.4-2.0 us in
 //                 front of a read of the logits on the H200, bench/2026-12-04-h200-compute.md). Measured with
 //                 the ring (2026-12-04): 112.7-113.1 us at 4096x50257 (90.0-90.9 % of copy) against 114.8-115.1
-//                 for FUSED_MEAN = 2, the fixed cost 2.1 us lower at every row count.
+//                 for FUSED_MEAN = 2, the fixed cost 2.1 us lower at every row count. (The mean by the grid's
+//                 first block instead, waiting on the slots while the grid runs, measured 0.2-0.5 us slower.)
 //
 // @autokernel type cross_entropy
 // @autokernel tunable LOAD = 0 {0, 1, 2} tier 1 -- cache hint of the logits' reads (0 plain, 1 streaming evict-first, 2 read-only L2 evict-first + 256 B prefetch)
@@ -165,10 +147,6 @@
 // @autokernel tunable EXP2X = 0 {0, 1} tier 3 -- FAST_EXP = 2, fp16 / bf16: exponentials two per MUFU op (ex2.approx.f16x2, arguments and results rounded to fp16)
 // @autokernel tunable POLY_EXP = 0 {0, 1, 2, 3, 4} tier 3 -- FAST_EXP = 2: this many of every 8 exponentials by a degree-4 polynomial on the FMA pipe instead of MUFU.EX2
 // @autokernel tunable MAX2 = 0 {0, 1} tier 3 -- RING + FAST_EXP = 2, fp16 / bf16: each stage's max over packed pairs (max.f16x2 / max.bf16x2) before widening
-// @autokernel tunable TAIL_SPLIT = 0 {0, 2, 4} tier 2 -- RING + FUSED_MEAN = 2, one block per row: the grid's last blocks take a half (2) or a quarter (4) of one of the last rows each, the first ones two rows, so the last wave ends sooner
-// @autokernel tunable MEAN_FIRST = 0 {0, 1} tier 3 -- FUSED_MEAN = 2, 3: the mean by the grid's first block, waiting on the rows' flags as they finish, instead of the last one after its own row
-// @autokernel tunable EVICT_PCT = 100 {50, 75, 90, 100} tier 3 -- RING + LOAD = 2: the share of the bulk copies' lines marked evict-first in L2 (createpolicy.fractional; the rest keep the normal priority)
-// @autokernel tunable L2_AHEAD = 0 {0, 4, 8} tier 2 -- RING: stages of the row asked of L2 (bulk prefetch) ahead of the ring's copies
 // @autokernel tunable PIPE = 0 {0, 1} tier 2 -- ONLINE streamed rows: the next batch's loads issued before the current batch is folded (register double buffer)
 // @autokernel preset ring sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=3 LOAD=0 FAST_EXP=2 -- one block per row, a 4 x 8 KiB TMA ring, the mean by the grid's last block from flagged losses (no per-block fence), the workspace left zero by that block (no zeroing memset in the launch): H200 figures in bench/2026-12-04-h200-compute.md
 // @autokernel preset ring_two_launch sm_90 RING=4 RING_KB=8 BLOCK_THREADS=256 VEC=8 ONLINE=1 FUSED_MEAN=0 LOAD=0 FAST_EXP=2 -- the same ring, the mean in a second launch: 87.0-89.0 % of a copy at 4096x50257 and 95.1-97.3 % at 8192x50257 fp16 in two runs, H200 (bench/2026-12-04-h200-compute.md)
@@ -247,18 +225,6 @@
 #endif
 #ifndef RING_KB
 #define RING_KB 8
-#endif
-#ifndef TAIL_SPLIT
-#define TAIL_SPLIT 0
-#endif
-#ifndef MEAN_FIRST
-#define MEAN_FIRST 0
-#endif
-#ifndef EVICT_PCT
-#define EVICT_PCT 100
-#endif
-#ifndef L2_AHEAD
-#define L2_AHEAD 0
 #endif
 
 constexpr int kThreadsPerRow = BLOCK_THREADS / ROWS_PER_BLOCK;
@@ -344,16 +310,6 @@ static_assert(RING == 0 || (PIPE == 0 && PREFETCH == 0 && SMEM_ROW == 0 && ROW_C
 static_assert(RING == 0 || CLUSTER == 1 || (PERSISTENT == 0 && SPLIT == 0),
               "RING with CLUSTER splits each row's stages across the blocks of a cluster (one row per cluster): "
               "it needs PERSISTENT = 0 and SPLIT = 0");
-static_assert(TAIL_SPLIT == 0 || TAIL_SPLIT == 2 || TAIL_SPLIT == 4, "TAIL_SPLIT: 0, 2 or 4 parts per split row");
-static_assert(TAIL_SPLIT == 0 || (RING > 0 && FUSED_MEAN >= 2 && PERSISTENT == 0 && CLUSTER == 1),
-              "TAIL_SPLIT splits the ring's last rows and combines their parts in the mean of flagged losses: it "
-              "needs RING > 0, FUSED_MEAN = 2 or 3, PERSISTENT = 0 and CLUSTER = 1");
-static_assert(MEAN_FIRST == 0 || FUSED_MEAN >= 2,
-              "MEAN_FIRST moves the flagged-loss mean to the grid's first block: it needs FUSED_MEAN = 2 or 3");
-static_assert(EVICT_PCT == 100 || (RING > 0 && LOAD == 2),
-              "EVICT_PCT sets the share of the ring's evict-first lines: it needs RING > 0 and LOAD = 2");
-static_assert(L2_AHEAD == 0 || L2_AHEAD == 4 || L2_AHEAD == 8, "L2_AHEAD: 0, 4 or 8 stages");
-static_assert(L2_AHEAD == 0 || RING > 0, "L2_AHEAD prefetches ahead of the ring's bulk copies: it needs RING > 0");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(RING == 0, "RING uses bulk copies (cp.async.bulk) and mbarrier transaction counts: it needs sm_90 or newer");
 #endif
@@ -363,11 +319,6 @@ static_assert(MEAN_THREADS % 32 == 0 && MEAN_THREADS <= 1024 && (MEAN_THREADS & 
 // SPLIT: the workspace holds slots for this many persistent blocks (PERSISTENT <= 4 per SM, 256 SMs); a larger
 // grid traps rather than write past them.
 constexpr int kSplitMaxBlocks = 1024;
-// TAIL_SPLIT: at most this many rows are split; each has 2 x TAIL_SPLIT + 1 flagged 8-byte slots after the
-// row losses (every part's max and sum, then the first part's target logit).
-constexpr int kTailMaxRows = 512;
-constexpr int kTailSlots = 2 * TAIL_SPLIT + 1;
-constexpr int kTailParts = TAIL_SPLIT > 0 ? TAIL_SPLIT : 1;  // (a divisor that is never 0)
 
 AK_LAUNCH(0) = {
     AK_STAGE_KERNEL, AK_LIB_NONE,
@@ -381,9 +332,8 @@ AK_LAUNCH(0) = {
     /* tma_box_cols */ {0, 0, 0},
     /* tma_swizzle */ AK_SWIZZLE_NONE,
     /* workspace_bytes_per_row */ kFlagged ? 8 : 4,  // one fp32 loss per row (FUSED_MEAN = 2, 3: and its flag)
-    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0)
-                                           : (TAIL_SPLIT ? kTailMaxRows * kTailSlots * 8 : 0),  // FUSED_MEAN = 1: the
-    // blocks-done counter after the losses; SPLIT: then two (max, sum) slots per block; TAIL_SPLIT: the split rows' slots
+    /* workspace_bytes */ FUSED_MEAN == 1 ? 4 + (SPLIT ? kSplitMaxBlocks * 16 : 0) : 0,  // FUSED_MEAN = 1: the
+    // blocks-done counter after the losses; SPLIT: then two (max, sum) slots per block
     /* workspace_init */ kKeepZero ? AK_WORKSPACE_KEPT_ZERO : AK_WORKSPACE_ZEROED,  // 3: the mean's block zeroes what it read
 };
 
@@ -449,58 +399,23 @@ __device__ __forceinline__ void load_row_losses(const ak_cross_entropy_args& arg
     }
 }
 
-// TAIL_SPLIT: the number of rows split, T = min(rows / (2P - 1), 4 x the SMs / P, kTailMaxRows) (0 without it).
-// The grid's last P x T blocks take their parts, the first (P - 1) x T blocks two whole rows each.
-__device__ __forceinline__ int ring_tail_rows(const ak_cross_entropy_args& args) {
-    if constexpr (TAIL_SPLIT == 0) {
-        return 0;
-    } else {
-        unsigned sms;
-        asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
-        long long t = args.rows / (2 * TAIL_SPLIT - 1);
-        if (t > 4 * (long long)sms / TAIL_SPLIT) t = 4 * (long long)sms / TAIL_SPLIT;
-        return int(t < kTailMaxRows ? t : kTailMaxRows);
-    }
-}
-
-// TAIL_SPLIT: the kTailSlots flagged slots of split row i (0..T-1, the row rows - T + i).
-__device__ __forceinline__ unsigned long long* tail_slots(const ak_cross_entropy_args& args, long long i) {
-    return static_cast<unsigned long long*>(args.workspace) + args.rows + kTailSlots * i;
-}
-
 // *loss = the mean of the row losses in the workspace, by THREADS threads of one block: thread t sums rows
 // t, t + THREADS, ... in order, then a fixed-order block reduction.
 template <int THREADS>
 __device__ __forceinline__ void write_mean_loss(const ak_cross_entropy_args& args, float* scratch) {
     float sum = 0.f;
     int r = threadIdx.x < THREADS ? threadIdx.x : args.rows;  // RING's producer warp adds nothing
-    const int split = ring_tail_rows(args);
-    const int whole_rows = args.rows - split;  // TAIL_SPLIT: the last rows' losses are combined below
     constexpr int kBatch = 8;  // eight independent L2 loads in flight, then added in row order
-    for (; r + (kBatch - 1) * THREADS < whole_rows; r += kBatch * THREADS) {
+    for (; r + (kBatch - 1) * THREADS < args.rows; r += kBatch * THREADS) {
         float v[kBatch];
         load_row_losses<kBatch, THREADS>(args, r, v);
 #pragma unroll
         for (int k = 0; k < kBatch; ++k) sum += v[k];
     }
-    for (; r < whole_rows; r += THREADS) {
+    for (; r < args.rows; r += THREADS) {
         float v[1];
         load_row_losses<1, THREADS>(args, r, v);
         sum += v[0];
-    }
-    if constexpr (TAIL_SPLIT != 0) {  // each split row from its parts' (max, sum), in part order
-        for (int i = threadIdx.x < THREADS ? int(threadIdx.x) : split; i < split; i += THREADS) {
-            float v[kTailSlots];
-            load_flagged<kTailSlots, 1, kKeepZero>(tail_slots(args, i), v);
-            float m = v[0];
-#pragma unroll
-            for (int q = 1; q < TAIL_SPLIT; ++q) m = fmaxf(m, v[2 * q]);
-            float total = 0.f;
-#pragma unroll
-            for (int q = 0; q < TAIL_SPLIT; ++q)
-                total += v[2 * q] == AK_NEG_INF ? 0.f : v[2 * q + 1] * ak_exp<kFastExp>(v[2 * q] - m);
-            sum += logf(total) + m - v[2 * TAIL_SPLIT];  // the target logit: NaN for a target out of range
-        }
     }
     sum = ak_group_sum<THREADS>(sum, scratch);
     if (threadIdx.x == 0) *args.loss = sum / (float)args.rows;
@@ -862,19 +777,6 @@ __device__ __forceinline__ void ring_for_each_part(const ak_cross_entropy_args& 
             f(row, s0, s1, span);
             u = row * stages + s1;
         }
-    } else if constexpr (TAIL_SPLIT != 0) {
-        const long long rows = args.rows, b = blockIdx.x, t = ring_tail_rows(args);
-        const long long extra = (TAIL_SPLIT - 1) * t;  // blocks that take two whole rows
-        if (b < extra) {
-            f(2 * b, 0, stages, 0);
-            f(2 * b + 1, 0, stages, 1);
-        } else if (b < rows - TAIL_SPLIT * t) {
-            f(b + extra, 0, stages, 0);
-        } else {  // part q of split row i: its contiguous share of the stages (empty where stages < P)
-            const long long j = b - (rows - TAIL_SPLIT * t);
-            const int q = int(j % TAIL_SPLIT);
-            f(rows - t + j / TAIL_SPLIT, stages * q / TAIL_SPLIT, stages * (q + 1) / TAIL_SPLIT, 0);
-        }
     } else if constexpr (CLUSTER > 1) {
         const int rank = ak_cluster_rank();  // the cluster's row, this block's contiguous share of its stages
         f((long long)blockIdx.x, stages * rank / CLUSTER, stages * (rank + 1) / CLUSTER, 0);
@@ -919,32 +821,16 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
 
     if (warp == kWarps) {  // the producer warp: one thread issues every copy
         if (lane32 == 0) {
-            unsigned long long policy = 0ull;
-            if constexpr (LOAD == 2 && EVICT_PCT == 100)
-                policy = ak_evict_first_policy();
-            else if constexpr (LOAD == 2)  // EVICT_PCT % of the lines evict-first, the others unchanged (normal)
-                asm("createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %0, %1;"
-                    : "=l"(policy)
-                    : "f"(EVICT_PCT / 100.f));
+            const unsigned long long policy = LOAD == 2 ? ak_evict_first_policy() : 0ull;
             unsigned k = 0;
             ring_for_each_part(args, [&](long long row, int s0, int s1, int) {
                 const ak_t* x = args.logits + row * args.cols;
                 const ak_row_part p = ak_split_row<kV>(x, args.cols);
                 const char* body = reinterpret_cast<const char*>(x + p.head);
                 const long long body_bytes = (long long)p.chunks * 16;
-                if constexpr (L2_AHEAD > 0) {  // the stages after the ring's first copies, on their way to L2
-                    const long long a = (long long)(s0 + RING) * kStageBytes;
-                    const long long e = (long long)(s0 + RING + L2_AHEAD < s1 ? s0 + RING + L2_AHEAD : s1) * kStageBytes;
-                    if (a < e && a < body_bytes) ak_prefetch_l2(body + a, (e < body_bytes ? e : body_bytes) - a, 0, 1);
-                }
                 for (int st = s0; st < s1; ++st) {
                     const long long off = (long long)st * kStageBytes;
                     if (off >= body_bytes) break;  // an empty last stage: nothing to copy, nothing to wait for
-                    if constexpr (L2_AHEAD > 0) {  // keep L2_AHEAD stages asked for beyond the ring
-                        const long long a = (long long)(st + RING + L2_AHEAD) * kStageBytes;
-                        if (st + RING + L2_AHEAD < s1 && a < body_bytes)
-                            ak_prefetch_l2(body + a, body_bytes - a < kStageBytes ? body_bytes - a : kStageBytes, 0, 1);
-                    }
                     const unsigned slot = k % RING;
                     ak_mbar_wait(empty0 + 8 * slot, ((k / RING) + 1) & 1);  // first round: passes at once
                     const unsigned bytes = unsigned(body_bytes - off < kStageBytes ? body_bytes - off : kStageBytes);
@@ -964,18 +850,14 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
     ring_for_each_part(args, [&](long long row, int s0, int s1, int span) {
         const ak_t* x = args.logits + row * args.cols;
         const ak_row_part p = ak_split_row<kV>(x, args.cols);
-        // TAIL_SPLIT: the grid's last P x T blocks hold parts of rows (part q = tail_j % P), whatever their stages
-        const long long tail_j =
-            TAIL_SPLIT != 0 ? (long long)blockIdx.x - (args.rows - (long long)TAIL_SPLIT * ring_tail_rows(args)) : -1;
-        const bool tail_part = tail_j >= 0;
-        const bool whole = CLUSTER == 1 && !tail_part && s0 == 0 && s1 == stages;
-        // the peeled edges (with stage 0; CLUSTER: rank 0; TAIL_SPLIT: part 0) and the target's logit (whole rows;
-        // CLUSTER: rank 0; TAIL_SPLIT: part 0): loads issued now, used at the end
-        const bool edges = CLUSTER > 1 ? ak_cluster_rank() == 0 : tail_part ? tail_j % kTailParts == 0 : s0 == 0;
+        const bool whole = CLUSTER == 1 && s0 == 0 && s1 == stages;
+        // the peeled edges (with stage 0; CLUSTER: rank 0) and the target's logit (whole rows; CLUSTER: rank 0):
+        // loads issued now, used at the end
+        const bool edges = CLUSTER > 1 ? ak_cluster_rank() == 0 : s0 == 0;
         const bool has_head = edges && t < p.head, has_tail = edges && t < p.tail;
         const ak_t head_v = has_head ? x[t] : ak_t(0.f);
         const ak_t tail_v = has_tail ? x[p.head + p.chunks * kV + t] : ak_t(0.f);
-        const bool owns_target = whole || ((CLUSTER > 1 || tail_part) && edges);
+        const bool owns_target = whole || (CLUSTER > 1 && edges);
         const long long target = owns_target ? args.targets[row] : 0;
         const bool target_ok = target >= 0 && target < args.cols;
         const ak_t target_v = owns_target && t == 0 && target_ok ? x[target] : ak_t(0.f);
@@ -1040,13 +922,6 @@ __device__ __forceinline__ void ring_rows(const ak_cross_entropy_args& args, flo
                 part[0] = row_max;
                 part[1] = row_sum;
                 part[2] = target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000);
-            } else if (tail_part) {
-                unsigned long long* slots = tail_slots(args, tail_j / kTailParts);
-                store_flagged(slots + 2 * (tail_j % kTailParts), row_max);
-                store_flagged(slots + 2 * (tail_j % kTailParts) + 1, row_sum);
-                if (edges)
-                    store_flagged(slots + 2 * TAIL_SPLIT,
-                                  target_ok ? ak_to_float(target_v) : __int_as_float(0x7fc00000));
             } else if (whole) {
                 store_row_loss(args, row,
                                target_ok ? logf(row_sum) + row_max - ak_to_float(target_v) : __int_as_float(0x7fc00000));
@@ -1129,10 +1004,7 @@ extern "C" __global__ void __launch_bounds__(kBlockThreads, kMinBlocks) ak_kerne
 #endif
 
     if constexpr (kFlagged) {
-        // MEAN_FIRST: the grid's first block, which then waits for the rows as they finish; else the last one
-        const bool mean_block = MEAN_FIRST ? blockIdx.x == 0 && blockIdx.y == 0
-                                           : blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1;
-        if (mean_block) {  // every other block just exits
+        if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1) {  // every other block just exits
             __syncthreads();  // scratch is free again
             write_mean_loss<BLOCK_THREADS>(args, scratch);
         }

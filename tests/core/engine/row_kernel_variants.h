@@ -32,11 +32,8 @@ struct RowKernelVariant {
 // by the fused mean), its stage max on packed pairs (MAX2); the ring with each row's stages split across a cluster
 // of 2, 4 and 8 blocks (short edge rows leave some ranks no stage at all); the mean by the grid's last block
 // from the rows' flagged losses (FUSED_MEAN = 2) on the ring, several rows per block, streamed and ring
-// clusters, persistent rings and persistent streamed rows; the ring with the grid's last rows split in halves and
-// quarters (TAIL_SPLIT: at the edge sizes too, where a row has fewer stages than parts), and with stages asked of
-// L2 ahead of its copies (L2_AHEAD), a share of its lines evict-first (EVICT_PCT); the flagged-loss mean
-// that leaves the workspace zero (FUSED_MEAN = 3: AK_WORKSPACE_KEPT_ZERO) on the ring, the split ring, streamed rows and
-// clusters; the mean by the grid's first block (MEAN_FIRST) on the ring and a streamed cluster.
+// clusters, persistent rings and persistent streamed rows; the flagged-loss mean that leaves the workspace zero
+// (FUSED_MEAN = 3: AK_WORKSPACE_KEPT_ZERO) on the ring, a small ring with 64 consumers, streamed rows and clusters.
 inline const std::vector<RowKernelVariant>& row_kernel_variants() {
     static const std::vector<RowKernelVariant> variants = {
         {"softmax", {{"VEC", "8"}}},
@@ -101,19 +98,11 @@ inline const std::vector<RowKernelVariant>& row_kernel_variants() {
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"RING", "4"}, {"PERSISTENT", "2"}, {"ONLINE", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"PERSISTENT", "2"}, {"VEC", "8"}, {"ONLINE", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "2"}, {"CLUSTER", "4"}, {"RING", "4"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "128"}}},
-        {"cross_entropy", {{"TAIL_SPLIT", "2"}, {"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
-        {"cross_entropy", {{"TAIL_SPLIT", "4"}, {"FUSED_MEAN", "2"}, {"RING", "2"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "64"},
-                           {"FAST_EXP", "2"}, {"MAX2", "1"}}},
-        {"cross_entropy", {{"L2_AHEAD", "4"}, {"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"FAST_EXP", "2"}}},
         {"cross_entropy", {{"FUSED_MEAN", "3"}, {"RING", "4"}, {"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
-        {"cross_entropy", {{"FUSED_MEAN", "3"}, {"TAIL_SPLIT", "2"}, {"RING", "2"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "64"}}},
+        {"cross_entropy", {{"FUSED_MEAN", "3"}, {"RING", "2"}, {"RING_KB", "4"}, {"BLOCK_THREADS", "64"}, {"FAST_EXP", "2"},
+                           {"MAX2", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "3"}, {"VEC", "8"}, {"UNROLL", "2"}, {"ONLINE", "1"}}},
         {"cross_entropy", {{"FUSED_MEAN", "3"}, {"CLUSTER", "2"}, {"VEC", "4"}}},
-        {"cross_entropy", {{"MEAN_FIRST", "1"}, {"FUSED_MEAN", "3"}, {"RING", "4"}, {"VEC", "8"}, {"ONLINE", "1"}, {"FAST_EXP", "2"}}},
-        {"cross_entropy", {{"MEAN_FIRST", "1"}, {"FUSED_MEAN", "2"}, {"CLUSTER", "2"}, {"VEC", "4"}}},
-        {"cross_entropy", {{"EVICT_PCT", "75"}, {"LOAD", "2"}, {"FUSED_MEAN", "2"}, {"RING", "4"}, {"VEC", "8"}, {"FAST_EXP", "2"}}},
-        {"cross_entropy", {{"L2_AHEAD", "8"}, {"TAIL_SPLIT", "4"}, {"FUSED_MEAN", "2"}, {"RING", "3"}, {"RING_KB", "4"},
-                           {"BLOCK_THREADS", "128"}}},
         {"rmsnorm", {{"VEC", "8"}, {"UNROLL", "4"}}},
         {"rmsnorm", {{"VEC", "8"}, {"SMEM_ROW", "68"}}},
         {"rmsnorm", {{"BLOCK_THREADS", "512"}, {"VEC", "8"}, {"SMEM_ROW", "100"}}},

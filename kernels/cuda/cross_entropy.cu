@@ -362,7 +362,7 @@ __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long l
 
 // N flagged slots p, p + STRIDE, ...: all loads issued before any is used, then each slot read again (with
 // __nanosleep) until its flag says the value is there; with CLEAR each slot is then zeroed (for the next launch).
-template <int N, int STRIDE, bool CLEAR = false>
+template <int N, int STRIDE, bool CLEAR>
 __device__ __forceinline__ void load_flagged(unsigned long long* p, float (&v)[N]) {
     unsigned long long w[N];
 #pragma unroll
